@@ -1,0 +1,43 @@
+# compactbench — see README.md.
+GO      ?= go
+PKGS    := ./...
+BIN     := bin/compactbench
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: all build run test vet fmt-check bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/compactbench
+
+## run: the main job on the shipped corpus; outputs in results/latest/
+run: build
+	./$(BIN) run corpora/
+
+## test: formatting, vet and the race-enabled test suite (what CI runs)
+test: fmt-check vet
+	$(GO) test -race -count=1 $(PKGS)
+
+vet:
+	$(GO) vet $(PKGS)
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+## bench: Go benchmarks (loader, rulers, strategies, full run)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x $(PKGS)
+
+## fuzz: a short fuzzing session per fuzz target (FUZZTIME=30s by default)
+FUZZTIME ?= 30s
+fuzz:
+	@for target in $$(grep -rhoE '^func (Fuzz[A-Za-z0-9_]+)' --include='*_test.go' internal | sed 's/func //'); do \
+		pkg=$$(grep -rlE "^func $$target\(" --include='*_test.go' internal | xargs dirname | head -1); \
+		echo "== $$pkg $$target"; $(GO) test ./$$pkg -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
+
+clean:
+	rm -rf bin results/latest

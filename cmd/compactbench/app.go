@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitFailed   = 1 // the command ran and found a failure (--strict problems, a gate regression)
+	exitBadInput = 2 // usage errors and unusable input
+)
+
+// exitError carries an exit code through urfave/cli.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErr reports bad arguments or unusable input (exit 2).
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitBadInput, err: fmt.Errorf(format, args...)}
+}
+
+// failErr reports a failure the command found (exit 1).
+func failErr(format string, args ...any) error {
+	return &exitError{code: exitFailed, err: fmt.Errorf(format, args...)}
+}
+
+// commands are the app's subcommands; each lives in its own file.
+var commands []*cli.Command
+
+// newApp builds the CLI with its output streams.
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:    "compactbench",
+		Usage:   "replay recorded agent sessions through context-compaction strategies and measure them",
+		Version: version,
+		Description: "compactbench loads recorded coding-agent transcripts (Claude Code JSONL first),\n" +
+			"replays compaction strategies over them, and writes tables (CSV, Parquet),\n" +
+			"summary.json and reports. Main job: compactbench run corpora/",
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		Commands:             commands,
+		EnableBashCompletion: true,
+		HideHelpCommand:      true,
+		// Errors are printed once, by Main.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usageErr("%v", err)
+		},
+	}
+}
+
+// Main runs the CLI with args (args[0] is the program name) and returns the
+// process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	app := newApp(stdout, stderr)
+	err := app.RunContext(ctx, permuteFlags(app, args))
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "compactbench: %v\n", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	if strings.Contains(err.Error(), "flag provided but not defined") {
+		return exitBadInput
+	}
+	return exitFailed
+}
+
+// permuteFlags moves a subcommand's flags ahead of its positional arguments,
+// so `compactbench run corpora/ -j 4` works as well as `run -j 4 corpora/`
+// (urfave/cli stops parsing flags at the first positional argument). A "--"
+// ends the permutation.
+func permuteFlags(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	var cmd *cli.Command
+	for _, c := range app.Commands {
+		if c.HasName(args[1]) {
+			cmd = c
+		}
+	}
+	if cmd == nil || len(cmd.Subcommands) > 0 {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	var flags, pos []string
+	rest := args[2:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			pos = append(pos, rest[i+1:]...)
+			break
+		}
+		if len(a) > 1 && a[0] == '-' {
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(rest) {
+				i++
+				flags = append(flags, rest[i])
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	out := append([]string{args[0], args[1]}, flags...)
+	if len(pos) > 0 {
+		out = append(out, "--")
+		out = append(out, pos...)
+	}
+	return out
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/compactbench/compactbench/internal/analysis"
+	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/report"
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+func init() {
+	commands = append(commands, &cli.Command{
+		Name:      "run",
+		Usage:     "read transcripts, replay strategies, write tables and summary",
+		ArgsUsage: "PATH...",
+		Description: "Reads every transcript under the given files and directories (.jsonl, .json,\n" +
+			".traj, .zip, optionally .gz/.zst; label files are skipped) with -j workers and\n" +
+			"writes the tables (CSV and Parquet) and summary.json to --out. Output is\n" +
+			"byte-identical whatever -j is.",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "files read in parallel"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results/latest", Usage: "output directory"},
+			&cli.StringFlag{Name: "input-format", Usage: "force a reader instead of detecting (" + strings.Join(loader.FormatNames(), ", ") + ")"},
+			&cli.StringFlag{Name: "format", Value: "table,csv,parquet", Usage: "outputs: table (terminal), csv, parquet"},
+			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when any input problem was found"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
+			&cli.BoolFlag{Name: "no-progress", Usage: "never show the progress bar"},
+		},
+		Action: func(c *cli.Context) error {
+			opts := runOptions{
+				Paths: c.Args().Slice(), Jobs: c.Int("jobs"), Out: c.String("out"),
+				InputFormat: c.String("input-format"), Strict: c.Bool("strict"), Quiet: c.Bool("quiet"),
+				Progress: !c.Bool("no-progress"),
+			}
+			var err error
+			if opts.Formats, err = parseFormats(c.String("format")); err != nil {
+				return err
+			}
+			return runCommand(c.Context, opts, c.App.Writer, c.App.ErrWriter)
+		},
+	})
+}
+
+// runOptions are the inputs of the run command.
+type runOptions struct {
+	Paths       []string
+	Jobs        int
+	Out         string
+	InputFormat string
+	Formats     outputFormats
+	Strict      bool
+	Quiet       bool
+	Progress    bool
+	Config      analysis.Config
+}
+
+// outputFormats are the outputs chosen by name with --format.
+type outputFormats struct {
+	Table bool
+	Files report.Formats
+}
+
+func parseFormats(s string) (outputFormats, error) {
+	var f outputFormats
+	for _, name := range strings.Split(s, ",") {
+		switch strings.TrimSpace(name) {
+		case "table":
+			f.Table = true
+		case "csv":
+			f.Files.CSV = true
+		case "parquet":
+			f.Files.Parquet = true
+		case "":
+		default:
+			return f, usageErr("--format: unknown format %q (known: table, csv, parquet)", name)
+		}
+	}
+	return f, nil
+}
+
+// configHash identifies the analysis configuration in summary.json.
+func configHash(cfg *analysis.Config) string {
+	data, _ := json.Marshal(cfg)
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
+}
+
+// runCommand reads, analyses and writes; it is the whole run command.
+func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) error {
+	if len(opts.Paths) == 0 {
+		return usageErr("run: no input paths (try: compactbench run corpora/)")
+	}
+	if opts.InputFormat != "" {
+		if _, err := loader.Lookup(opts.InputFormat); err != nil {
+			return usageErr("--input-format: %v", err)
+		}
+	}
+	start := time.Now()
+	files, err := loader.Walk(opts.Paths)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if len(files) == 0 {
+		return usageErr("no transcript files under %s", strings.Join(opts.Paths, ", "))
+	}
+	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: report.Meta{
+		Tool: "compactbench", Version: version, ConfigHash: configHash(&opts.Config), Inputs: opts.Paths,
+	}})
+	if err != nil {
+		return err
+	}
+
+	var total int64
+	for _, f := range files {
+		total += f.Size
+	}
+	bar := newProgress(stderr, total, opts.Progress && !opts.Quiet)
+	cfg := opts.Config
+	work := func(ctx context.Context, i int) ([]*analysis.Result, error) {
+		var out []*analysis.Result
+		err := loader.ReadFile(files[i].Path, loader.Options{Format: opts.InputFormat}, func(t *transcript.Transcript) error {
+			out = append(out, analysis.Analyze(t, &cfg))
+			return ctx.Err()
+		})
+		return out, err
+	}
+	emit := func(i int, rs []*analysis.Result) error {
+		if bar != nil {
+			bar.Add64(files[i].Size)
+		}
+		return w.AddFile(rs)
+	}
+	if err := loader.Ordered(ctx, len(files), opts.Jobs, work, emit); err != nil {
+		w.Abort()
+		return err
+	}
+	if bar != nil {
+		bar.Finish()
+	}
+	sum, err := w.Close()
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	if !opts.Quiet {
+		if opts.Formats.Table {
+			if err := report.CorpusTable(stdout, sum); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(stderr, "read %d files (%.1f MB) in %v: %d transcripts, %d problems; outputs in %s\n",
+			len(files), float64(total)/1e6, elapsed.Round(time.Millisecond), sum.Corpus.Transcripts, sum.Corpus.Problems, opts.Out)
+	}
+	if opts.Strict && sum.Corpus.Problems > 0 {
+		return failErr("--strict: %d input problems (see %s/problems.csv)", sum.Corpus.Problems, opts.Out)
+	}
+	return nil
+}
+
+// newProgress returns a byte-counting progress bar on stderr, or nil when
+// stderr is not a terminal or progress is off.
+func newProgress(stderr io.Writer, total int64, enabled bool) *progressbar.ProgressBar {
+	f, ok := stderr.(*os.File)
+	if !enabled || !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(stderr),
+		progressbar.OptionSetDescription("reading"),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}

@@ -1,0 +1,98 @@
+// Package analysis computes, for one transcript, every row compactbench
+// exports: it is where the pure packages (transcript, tokens, anchors,
+// compaction) meet. It does no I/O; internal/report aggregates and writes its
+// results and cmd/compactbench wires it to the loader.
+package analysis
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// Config is everything that shapes an analysis. Its canonical JSON form is
+// hashed into summary.json, so two runs with equal configs are comparable.
+type Config struct{}
+
+// Result is everything one transcript contributes to the outputs.
+type Result struct {
+	Transcript TranscriptRow
+	Problems   []ProblemRow
+	// IgnoredByType is the transcript's ignored-line count per record type.
+	IgnoredByType map[string]int
+}
+
+// TranscriptRow is a row of the transcripts table: one per transcript read.
+type TranscriptRow struct {
+	Path         string `parquet:"path" json:"path"`
+	TranscriptID string `parquet:"transcript_id" json:"transcript_id"`
+	Format       string `parquet:"format" json:"format"`
+	Kind         string `parquet:"kind" json:"kind"`
+	ParentID     string `parquet:"parent_id" json:"parent_id"`
+	SessionID    string `parquet:"session_id" json:"session_id"`
+	Model        string `parquet:"model" json:"model"`
+	Lines        int64  `parquet:"lines" json:"lines"`
+	BadLines     int64  `parquet:"bad_lines" json:"bad_lines"`
+	IgnoredLines int64  `parquet:"ignored_lines" json:"ignored_lines"`
+	// IgnoredTypes lists ignored lines per record type: "progress=12;summary=1".
+	IgnoredTypes           string `parquet:"ignored_types" json:"ignored_types"`
+	Messages               int64  `parquet:"messages" json:"messages"`
+	Turns                  int64  `parquet:"turns" json:"turns"`
+	APICalls               int64  `parquet:"api_calls" json:"api_calls"`
+	ToolCalls              int64  `parquet:"tool_calls" json:"tool_calls"`
+	ToolErrors             int64  `parquet:"tool_errors" json:"tool_errors"`
+	CompactBoundaries      int64  `parquet:"compact_boundaries" json:"compact_boundaries"`
+	MicrocompactBoundaries int64  `parquet:"microcompact_boundaries" json:"microcompact_boundaries"`
+	PeakContextReal        int64  `parquet:"peak_context_real" json:"peak_context_real"`
+	Problems               int64  `parquet:"problems" json:"problems"`
+}
+
+// ProblemRow is a row of the problems table.
+type ProblemRow struct {
+	Path         string `parquet:"path" json:"path"`
+	TranscriptID string `parquet:"transcript_id" json:"transcript_id"`
+	Line         int64  `parquet:"line" json:"line"`
+	Reason       string `parquet:"reason" json:"reason"`
+}
+
+// Analyze computes the result of one transcript.
+func Analyze(t *transcript.Transcript, cfg *Config) *Result {
+	turns := t.Turns()
+	s := &t.Stats
+	r := &Result{Transcript: TranscriptRow{
+		Path: t.Path, TranscriptID: t.ID, Format: t.Format, Kind: string(t.Kind),
+		ParentID: t.ParentID, SessionID: t.SessionID, Model: t.Model,
+		Lines: int64(s.Lines), BadLines: int64(s.BadLines), IgnoredLines: int64(s.IgnoredLines),
+		IgnoredTypes: FormatCounts(s.IgnoredByType),
+		Messages:     int64(len(t.Messages)), Turns: int64(len(turns)),
+		APICalls: int64(s.APICalls), ToolCalls: int64(s.ToolCalls), ToolErrors: int64(s.ToolErrors),
+		CompactBoundaries: int64(s.CompactBoundaries), MicrocompactBoundaries: int64(s.MicrocompactBoundaries),
+		PeakContextReal: s.PeakContextReal, Problems: int64(len(t.Problems)),
+	}}
+	r.IgnoredByType = s.IgnoredByType
+	for _, p := range t.Problems {
+		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})
+	}
+	return r
+}
+
+// FormatCounts renders a count map as "key=n;key=n", keys sorted.
+func FormatCounts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(strconv.Itoa(m[k]))
+	}
+	return b.String()
+}

@@ -1,0 +1,652 @@
+package loader
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// ClaudeCodeFormat names the Claude Code session JSONL reader.
+const ClaudeCodeFormat = "claude-code"
+
+func init() { Register(claudeCode{}) }
+
+// claudeCode reads Claude Code session files (~/.claude/projects/*/*.jsonl),
+// following REFERENCE.md §A:
+//
+//   - lines of any length; one record per line;
+//   - the active conversation is rebuilt from the newest leaf up through
+//     parentUuid, passing recorded compact boundaries through their
+//     logicalParentUuid; parallel tool results hanging off the path are
+//     pulled in; abandoned branches are left out;
+//   - a dangling parent (a parent line that is not in the file, usually a
+//     line lost to corruption) is bridged to the nearest earlier record and
+//     reported; a cycle stops the walk and is reported;
+//   - lines of one API response (same message.id) become one message, with
+//     usage taken from the last line of that id;
+//   - compact_boundary + isCompactSummary and microcompact_boundary become
+//     transcript.Compaction events, not messages;
+//   - attachment records Claude Code renders into the prompt become injected
+//     blocks; progress, snapshots, titles and the UI-only toolUseResult are
+//     never context;
+//   - assistant lines of model "<synthetic>" (local error notices) are not
+//     sent to the API and are left out of Messages.
+type claudeCode struct{}
+
+func (claudeCode) Name() string { return ClaudeCodeFormat }
+
+// ccRecordTypes are top-level record types seen in Claude Code files.
+var ccRecordTypes = map[string]bool{
+	"user": true, "assistant": true, "system": true, "progress": true, "attachment": true,
+	"file-history-snapshot": true, "file-history-delta": true, "queue-operation": true,
+	"summary": true, "last-prompt": true, "permission-mode": true, "mode": true,
+	"ai-title": true, "custom-title": true, "agent-name": true, "bridge-session": true,
+	"pr-link": true, "fork-context-ref": true,
+}
+
+func (claudeCode) Sniff(path string, head []byte) int {
+	orig := head
+	var p fastjson.Parser
+	parsed := 0
+	for n := 0; n < 32 && len(head) > 0; n++ {
+		i := bytes.IndexByte(head, '\n')
+		if i < 0 {
+			break // an incomplete last line tells nothing certain
+		}
+		line := bytes.TrimSpace(head[:i])
+		head = head[i+1:]
+		if len(line) == 0 {
+			continue
+		}
+		v, err := p.ParseBytes(line)
+		if err != nil || v.Type() != fastjson.TypeObject {
+			continue
+		}
+		parsed++
+		if v.Exists("payload") {
+			return 0 // {timestamp,type,payload}: a Codex rollout
+		}
+		typ := string(v.GetStringBytes("type"))
+		if ccRecordTypes[typ] &&
+			(v.Exists("uuid") || v.Exists("sessionId") || v.Exists("leafUuid") || v.Exists("messageId")) {
+			return 10
+		}
+	}
+	if parsed > 0 {
+		return 0 // JSON lines, but not Claude Code records
+	}
+	// A first line longer than the sniff window: look for tell-tale keys.
+	if bytes.Contains(orig, []byte(`"parentUuid"`)) && bytes.Contains(orig, []byte(`"sessionId"`)) {
+		return 5
+	}
+	if strings.HasSuffix(baseName(path), ".jsonl") && bytes.HasPrefix(bytes.TrimSpace(orig), []byte("{")) {
+		return 1
+	}
+	return 0
+}
+
+// nodeKind classifies a record that takes part in the parentUuid tree.
+type nodeKind uint8
+
+const (
+	nodeUser nodeKind = iota
+	nodeAssistant
+	nodeAttachment
+	nodeSystem   // system records other than boundaries: tree only
+	nodeProgress // progress records: tree only
+	nodeBoundary
+	nodeMicroBoundary
+)
+
+// node is one record of the parentUuid tree.
+type node struct {
+	line          int
+	kind          nodeKind
+	uuid          string
+	parent        string
+	logicalParent string
+	sidechain     bool
+
+	// message content (user, assistant, attachment)
+	role           transcript.Role
+	blocks         []transcript.Block
+	msgID          string
+	model          string
+	timestamp      string
+	isMeta         bool
+	compactSummary bool
+	transcriptOnly bool
+	summaryText    string
+
+	// boundary metadata
+	compaction *transcript.Compaction
+}
+
+// ccFile holds the state of reading one Claude Code file.
+type ccFile struct {
+	path     string
+	t        *transcript.Transcript
+	p        fastjson.Parser
+	nodes    []node
+	usage    map[string]transcript.Usage // per message id, from its last line
+	calls    map[string]bool             // distinct non-synthetic message ids
+	toolUses map[string]bool
+	toolErrs map[string]bool
+	models   map[string]string // message id -> model
+	session  string
+	agentID  string
+}
+
+func (claudeCode) Read(src *Source, emit func(*transcript.Transcript) error) error {
+	data, rerr := ReadAll(src)
+	t := readClaudeCode(src.Path, data)
+	if rerr != nil {
+		t.Problems = append(t.Problems, transcript.Problem{Line: t.Stats.Lines, Reason: rerr.Error()})
+	}
+	return emit(t)
+}
+
+// readClaudeCode parses a whole Claude Code file held in data.
+func readClaudeCode(path string, data []byte) *transcript.Transcript {
+	f := &ccFile{
+		path:     path,
+		t:        &transcript.Transcript{Path: path, Format: ClaudeCodeFormat},
+		usage:    make(map[string]transcript.Usage),
+		calls:    make(map[string]bool),
+		toolUses: make(map[string]bool),
+		toolErrs: make(map[string]bool),
+		models:   make(map[string]string),
+	}
+	lineNo := 0
+	for len(data) > 0 {
+		lineNo++
+		var line []byte
+		final := false
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			line, data, final = data, nil, true
+		}
+		f.line(lineNo, line, final)
+	}
+	f.t.Stats.Lines = lineNo
+	f.build()
+	return f.t
+}
+
+func (f *ccFile) problem(line int, format string, args ...any) {
+	f.t.Problems = append(f.t.Problems, transcript.Problem{Line: line, Reason: fmt.Sprintf(format, args...)})
+}
+
+// bad reports a line that could not be used at all.
+func (f *ccFile) bad(line int, format string, args ...any) {
+	f.problem(line, format, args...)
+	f.t.Stats.BadLines++
+}
+
+// line handles one input line.
+func (f *ccFile) line(n int, line []byte, final bool) {
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	if len(bytes.TrimSpace(line)) == 0 {
+		f.t.Stats.Ignore("(blank)")
+		return
+	}
+	if !utf8.Valid(line) {
+		f.bad(n, "invalid UTF-8")
+		return
+	}
+	v, err := f.p.ParseBytes(line)
+	if err != nil {
+		if final {
+			f.bad(n, "truncated final line: %s", shortErr(err))
+		} else {
+			f.bad(n, "malformed JSON: %s", shortErr(err))
+		}
+		return
+	}
+	if v.Type() != fastjson.TypeObject {
+		f.bad(n, "record is a JSON %s, want an object", v.Type())
+		return
+	}
+	tv := v.Get("type")
+	if tv == nil {
+		f.bad(n, `record has no "type"`)
+		return
+	}
+	if tv.Type() != fastjson.TypeString {
+		f.bad(n, `"type" is a %s, want a string`, tv.Type())
+		return
+	}
+	typ := string(tv.GetStringBytes())
+	if f.session == "" {
+		f.session = string(v.GetStringBytes("sessionId"))
+	}
+	if f.agentID == "" {
+		f.agentID = string(v.GetStringBytes("agentId"))
+	}
+	switch typ {
+	case "user", "assistant":
+		f.message(n, typ, v)
+	case "system":
+		f.system(n, v)
+	case "attachment":
+		f.attachment(n, v)
+	case "progress":
+		f.treeOnly(n, v, nodeProgress, "progress")
+	default:
+		f.t.Stats.Ignore(typ)
+	}
+}
+
+// shortErr trims fastjson's error text to its first clause.
+func shortErr(err error) string {
+	s := err.Error()
+	if i := strings.Index(s, "; unparsed tail"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimPrefix(s, "cannot parse JSON: ")
+}
+
+// base fills the tree fields of a node; it reports false (and a problem)
+// when they have the wrong types.
+func (f *ccFile) base(n int, v *fastjson.Value, nd *node) bool {
+	var ok bool
+	if nd.uuid, ok = f.optString(n, v, "uuid"); !ok {
+		return false
+	}
+	if nd.parent, ok = f.optString(n, v, "parentUuid"); !ok {
+		return false
+	}
+	if nd.logicalParent, ok = f.optString(n, v, "logicalParentUuid"); !ok {
+		return false
+	}
+	if nd.timestamp, ok = f.optString(n, v, "timestamp"); !ok {
+		return false
+	}
+	nd.line = n
+	nd.sidechain = v.GetBool("isSidechain")
+	return true
+}
+
+// optString reads a string field that may be absent or null.
+func (f *ccFile) optString(n int, v *fastjson.Value, key string) (string, bool) {
+	x := v.Get(key)
+	if x == nil || x.Type() == fastjson.TypeNull {
+		return "", true
+	}
+	if x.Type() != fastjson.TypeString {
+		f.bad(n, "%q is a %s, want a string", key, x.Type())
+		return "", false
+	}
+	return string(x.GetStringBytes()), true
+}
+
+// treeOnly keeps the tree links of a record that is not conversation and
+// counts the line as ignored under recordType. A record whose links have the
+// wrong types is a problem instead.
+func (f *ccFile) treeOnly(n int, v *fastjson.Value, kind nodeKind, recordType string) {
+	nd := node{kind: kind}
+	if !f.base(n, v, &nd) {
+		return
+	}
+	if nd.uuid != "" {
+		f.nodes = append(f.nodes, nd)
+	}
+	f.t.Stats.Ignore(recordType)
+}
+
+func (f *ccFile) system(n int, v *fastjson.Value) {
+	sub := string(v.GetStringBytes("subtype"))
+	switch sub {
+	case "compact_boundary", "microcompact_boundary":
+	default:
+		if sub == "" {
+			sub = "?"
+		}
+		f.treeOnly(n, v, nodeSystem, "system:"+sub)
+		return
+	}
+	nd := node{kind: nodeBoundary}
+	if !f.base(n, v, &nd) {
+		return
+	}
+	c := &transcript.Compaction{Kind: transcript.CompactFull, Line: n}
+	meta := v.Get("compactMetadata")
+	if sub == "microcompact_boundary" {
+		nd.kind = nodeMicroBoundary
+		c.Kind = transcript.CompactMicro
+		meta = v.Get("microcompactMetadata")
+		f.t.Stats.MicrocompactBoundaries++
+	} else {
+		f.t.Stats.CompactBoundaries++
+	}
+	if meta != nil && meta.Type() == fastjson.TypeObject {
+		c.Trigger = string(meta.GetStringBytes("trigger"))
+		c.PreTokens = meta.GetInt64("preTokens")
+		c.TokensSaved = meta.GetInt64("tokensSaved")
+		for _, id := range meta.GetArray("compactedToolIds") {
+			if s := id.GetStringBytes(); s != nil {
+				c.CompactedToolIDs = append(c.CompactedToolIDs, string(s))
+			}
+		}
+	}
+	nd.compaction = c
+	f.nodes = append(f.nodes, nd)
+}
+
+// injectedKinds are the attachment types Claude Code renders into the
+// prompt (REFERENCE.md §A.11). Other attachment types are UI state.
+var injectedKinds = map[string]bool{
+	"hook_success": true, "hook_additional_context": true, "hook_blocking_error": true,
+	"hook_error": true, "hook_stopped_continuation": true,
+	"skill_listing": true, "invoked_skills": true, "dynamic_skill": true,
+	"deferred_tools_delta": true, "mcp_instructions_delta": true, "agent_listing_delta": true,
+	"edited_text_file": true, "edited_image_file": true, "file": true, "directory": true,
+	"compact_file_reference": true, "selected_lines_in_ide": true, "opened_file_in_ide": true,
+	"todo_reminder": true, "task_reminder": true, "todo": true, "queued_command": true,
+	"nested_memory": true, "memory": true, "plan_mode": true, "plan_mode_reentry": true,
+	"plan_file_reference": true, "critical_system_reminder": true, "diagnostics": true,
+	"output_style": true, "total_tokens_reminder": true, "budget_usd": true,
+	"async_hook_response": true, "teammate_mailbox": true, "command_permissions": true,
+}
+
+func (f *ccFile) attachment(n int, v *fastjson.Value) {
+	a := v.Get("attachment")
+	if a == nil || a.Type() != fastjson.TypeObject {
+		f.treeOnly(n, v, nodeSystem, "attachment:?")
+		return
+	}
+	kind := string(a.GetStringBytes("type"))
+	if !injectedKinds[kind] {
+		if kind == "" {
+			kind = "?"
+		}
+		f.treeOnly(n, v, nodeSystem, "attachment:"+kind)
+		return
+	}
+	nd := node{kind: nodeAttachment, role: transcript.RoleUser, isMeta: true}
+	if !f.base(n, v, &nd) {
+		return
+	}
+	nd.blocks = []transcript.Block{{Kind: transcript.BlockInjected, InjectedKind: kind, Text: renderAttachment(a)}}
+	f.nodes = append(f.nodes, nd)
+}
+
+// renderAttachment turns an attachment into the text the model sees: its
+// textual fields when it has them, otherwise its JSON without the type.
+func renderAttachment(a *fastjson.Value) string {
+	var parts []string
+	for _, key := range []string{"content", "stdout", "stderr", "text", "prompt", "message", "diff", "snippet"} {
+		x := a.Get(key)
+		if x == nil {
+			continue
+		}
+		switch x.Type() {
+		case fastjson.TypeString:
+			parts = append(parts, string(x.GetStringBytes()))
+		case fastjson.TypeArray:
+			for _, e := range x.GetArray() {
+				if e.Type() == fastjson.TypeString {
+					parts = append(parts, string(e.GetStringBytes()))
+				} else {
+					parts = append(parts, string(e.MarshalTo(nil)))
+				}
+			}
+		default:
+			parts = append(parts, string(x.MarshalTo(nil)))
+		}
+	}
+	if len(parts) > 0 {
+		return strings.Join(parts, "\n")
+	}
+	o, _ := a.Object()
+	var buf []byte
+	buf = append(buf, '{')
+	first := true
+	o.Visit(func(k []byte, x *fastjson.Value) {
+		if string(k) == "type" {
+			return
+		}
+		if !first {
+			buf = append(buf, ',')
+		}
+		first = false
+		buf = append(buf, '"')
+		buf = append(buf, k...)
+		buf = append(buf, '"', ':')
+		buf = x.MarshalTo(buf)
+	})
+	buf = append(buf, '}')
+	return string(buf)
+}
+
+// metaPrefixes open user text that the harness, not the user, wrote.
+var metaPrefixes = []string{
+	"<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>",
+	"<local-command-stderr>", "<local-command-caveat>", "<system-reminder>",
+	"<task-notification>", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
+	"<user-prompt-submit-hook>", "[Request interrupted by user", "Caveat: The messages below were generated",
+}
+
+func isMetaText(s string) bool {
+	s = strings.TrimLeft(s, " \t\r\n")
+	for _, p := range metaPrefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
+	nd := node{kind: nodeUser, role: transcript.RoleUser}
+	if typ == "assistant" {
+		nd.kind, nd.role = nodeAssistant, transcript.RoleAssistant
+	}
+	if !f.base(n, v, &nd) {
+		return
+	}
+	m := v.Get("message")
+	if m == nil || m.Type() != fastjson.TypeObject {
+		if m == nil {
+			f.bad(n, `%s record has no "message"`, typ)
+		} else {
+			f.bad(n, `"message" is a %s, want an object`, m.Type())
+		}
+		return
+	}
+	var ok bool
+	if nd.msgID, ok = f.optString(n, m, "id"); !ok {
+		return
+	}
+	if nd.model, ok = f.optString(n, m, "model"); !ok {
+		return
+	}
+	blocks, ok := f.content(n, m.Get("content"), nd.role)
+	if !ok {
+		return
+	}
+	nd.blocks = blocks
+	nd.isMeta = v.GetBool("isMeta")
+	nd.compactSummary = v.GetBool("isCompactSummary")
+	nd.transcriptOnly = v.GetBool("isVisibleInTranscriptOnly")
+
+	if nd.role == transcript.RoleUser {
+		if nd.compactSummary {
+			for _, b := range blocks {
+				if b.Kind == transcript.BlockText {
+					nd.summaryText += b.Text
+				}
+			}
+		}
+		if !nd.isMeta {
+			meta, texts := true, 0
+			for _, b := range blocks {
+				if b.Kind == transcript.BlockText && strings.TrimSpace(b.Text) != "" {
+					texts++
+					if !isMetaText(b.Text) {
+						meta = false
+					}
+				}
+			}
+			nd.isMeta = texts > 0 && meta
+		}
+		for _, b := range blocks {
+			if b.Kind == transcript.BlockToolResult && b.IsError {
+				f.toolErrs[b.ToolID] = true
+			}
+		}
+	} else {
+		for _, b := range blocks {
+			if b.Kind == transcript.BlockToolUse {
+				f.toolUses[b.ToolID] = true
+			}
+		}
+		if nd.msgID != "" {
+			if u := m.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
+				f.usage[nd.msgID] = transcript.Usage{
+					Input:         u.GetInt64("input_tokens"),
+					Output:        u.GetInt64("output_tokens"),
+					CacheRead:     u.GetInt64("cache_read_input_tokens"),
+					CacheCreation: u.GetInt64("cache_creation_input_tokens"),
+				}
+			}
+			if nd.model != "<synthetic>" {
+				f.calls[nd.msgID] = true
+				f.models[nd.msgID] = nd.model
+			}
+		}
+	}
+	f.nodes = append(f.nodes, nd)
+}
+
+// content converts message.content (a string or an array of blocks).
+func (f *ccFile) content(n int, c *fastjson.Value, role transcript.Role) ([]transcript.Block, bool) {
+	if c == nil || c.Type() == fastjson.TypeNull {
+		return nil, true
+	}
+	switch c.Type() {
+	case fastjson.TypeString:
+		return []transcript.Block{{Kind: transcript.BlockText, Text: string(c.GetStringBytes())}}, true
+	case fastjson.TypeArray:
+	default:
+		f.bad(n, `"message.content" is a %s, want a string or an array`, c.Type())
+		return nil, false
+	}
+	items := c.GetArray()
+	blocks := make([]transcript.Block, 0, len(items))
+	for _, it := range items {
+		if it.Type() == fastjson.TypeString { // tolerated: bare strings as text
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockText, Text: string(it.GetStringBytes())})
+			continue
+		}
+		if it.Type() != fastjson.TypeObject {
+			f.problem(n, "content block is a %s, skipped", it.Type())
+			continue
+		}
+		bt := string(it.GetStringBytes("type"))
+		switch bt {
+		case "text":
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockText, Text: string(it.GetStringBytes("text"))})
+		case "thinking":
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockThinking,
+				Text: string(it.GetStringBytes("thinking")), SignatureLen: len(it.GetStringBytes("signature"))})
+		case "redacted_thinking":
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockThinking, SignatureLen: len(it.GetStringBytes("data"))})
+		case "tool_use", "server_tool_use":
+			b := transcript.Block{Kind: transcript.BlockToolUse,
+				ToolID: string(it.GetStringBytes("id")), ToolName: string(it.GetStringBytes("name"))}
+			if in := it.Get("input"); in != nil {
+				b.Input = string(in.MarshalTo(nil))
+				if in.Type() == fastjson.TypeObject {
+					for _, k := range []string{"file_path", "notebook_path", "path"} {
+						if s := in.GetStringBytes(k); len(s) > 0 {
+							b.Path = string(s)
+							break
+						}
+					}
+					b.Command = string(in.GetStringBytes("command"))
+				}
+			}
+			blocks = append(blocks, b)
+		case "tool_result", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result":
+			b := transcript.Block{Kind: transcript.BlockToolResult, ToolID: string(it.GetStringBytes("tool_use_id"))}
+			if e := it.Get("is_error"); e != nil {
+				if e.Type() == fastjson.TypeTrue {
+					b.IsError = true
+				} else if e.Type() != fastjson.TypeFalse && e.Type() != fastjson.TypeNull {
+					f.problem(n, `"is_error" is a %s, want a boolean; read as false`, e.Type())
+				}
+			}
+			resultContent(&b, it.Get("content"))
+			blocks = append(blocks, b)
+		case "image":
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1,
+				MediaType: string(it.GetStringBytes("source", "media_type")), ImageBytes: len(it.GetStringBytes("source", "data"))})
+		case "document":
+			// PDFs and plain documents: count their data like an image's.
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1,
+				MediaType: string(it.GetStringBytes("source", "media_type")), ImageBytes: len(it.GetStringBytes("source", "data"))})
+		default:
+			f.problem(n, "unknown content block type %q skipped", bt)
+		}
+	}
+	return blocks, true
+}
+
+// resultContent reads a tool_result's content: a string, or a list of text
+// and image blocks.
+func resultContent(b *transcript.Block, c *fastjson.Value) {
+	if c == nil {
+		return
+	}
+	switch c.Type() {
+	case fastjson.TypeString:
+		b.Text = string(c.GetStringBytes())
+	case fastjson.TypeArray:
+		var sb strings.Builder
+		for _, it := range c.GetArray() {
+			switch string(it.GetStringBytes("type")) {
+			case "text":
+				if sb.Len() > 0 {
+					sb.WriteByte('\n')
+				}
+				sb.Write(it.GetStringBytes("text"))
+			case "image":
+				b.Images++
+				b.ImageBytes += len(it.GetStringBytes("source", "data"))
+			default:
+				if it.Type() == fastjson.TypeString {
+					if sb.Len() > 0 {
+						sb.WriteByte('\n')
+					}
+					sb.Write(it.GetStringBytes())
+				}
+			}
+		}
+		b.Text = sb.String()
+	case fastjson.TypeNull:
+	default:
+		b.Text = string(c.MarshalTo(nil))
+	}
+}
+
+// kindOf classifies the file from its name and records.
+func (f *ccFile) kindOf(allSidechain bool) transcript.Kind {
+	base := filepath.Base(f.path)
+	switch {
+	case strings.HasPrefix(base, "agent-acompact"):
+		return transcript.KindCompactionCall
+	case strings.HasPrefix(base, "agent-aside_question"):
+		return transcript.KindSideQuestion
+	case strings.HasPrefix(base, "agent-") || allSidechain:
+		return transcript.KindSubagent
+	}
+	return transcript.KindSession
+}

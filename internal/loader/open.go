@@ -1,0 +1,126 @@
+package loader
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// sniffSize is how much decompressed content detection looks at.
+const sniffSize = 64 << 10
+
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// Options control how files are read.
+type Options struct {
+	// Format forces a reader by name instead of detecting one.
+	Format string
+}
+
+// ReadFile opens path, detects its compression and format, and emits every
+// transcript in it. A file no reader recognises, or one that cannot be opened,
+// yields a single transcript of format "unknown" carrying the problem, so the
+// file is still accounted for. The returned error is emit's.
+func ReadFile(path string, opts Options, emit func(*transcript.Transcript) error) error {
+	fail := func(reason string) error {
+		return emit(&transcript.Transcript{
+			ID: stem(path), Path: path, Format: "unknown", Kind: transcript.KindSession,
+			Problems: []transcript.Problem{{Line: 0, Reason: reason}},
+		})
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fail(fmt.Sprintf("cannot open: %v", err))
+	}
+	defer f.Close()
+
+	src, closeSrc, err := openSource(path, f)
+	if err != nil {
+		return fail(err.Error())
+	}
+	defer closeSrc()
+
+	br := bufio.NewReaderSize(src.R, sniffSize)
+	head, _ := br.Peek(sniffSize) // a short file gives a short head and io.EOF
+	src.R = br
+
+	var format Format
+	if opts.Format != "" {
+		if format, err = Lookup(opts.Format); err != nil {
+			return err
+		}
+	} else if format = Detect(path, head); format == nil {
+		if len(bytes.TrimSpace(head)) == 0 {
+			return fail("empty file")
+		}
+		return fail("unrecognised format: no reader claims this file")
+	}
+	return format.Read(src, emit)
+}
+
+// openSource wraps f in the decompressor its first bytes call for.
+func openSource(path string, f *os.File) (*Source, func(), error) {
+	br := bufio.NewReaderSize(f, 64<<10)
+	magic, _ := br.Peek(4)
+	src := &Source{Path: path, R: br}
+	switch {
+	case bytes.HasPrefix(magic, gzipMagic):
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, fmt.Errorf("gzip: %w", err)
+		}
+		src.R, src.Compressed = zr, "gzip"
+		return src, func() { zr.Close() }, nil
+	case bytes.HasPrefix(magic, zstdMagic):
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, nil, fmt.Errorf("zstd: %w", err)
+		}
+		src.R, src.Compressed = zr, "zstd"
+		return src, zr.Close, nil
+	}
+	return src, func() {}, nil
+}
+
+// ReadAll reads a source to the end. A decompression error after some data
+// (a truncated .gz or .zst) returns the data read so far with the error, so
+// readers can still use the complete lines.
+func ReadAll(src *Source) ([]byte, error) {
+	data, err := io.ReadAll(src.R)
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return data, fmt.Errorf("truncated %s stream: %w", src.Compressed, err)
+		}
+		return data, fmt.Errorf("reading: %w", err)
+	}
+	return data, nil
+}
+
+// stem is a file's base name without its compression and format extensions.
+func stem(path string) string {
+	base := filepath.Base(path)
+	for _, ext := range []string{".gz", ".zst", ".jsonl", ".json", ".traj", ".zip"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base
+}
+
+// baseName is the file's base name without compression extensions.
+func baseName(path string) string {
+	base := filepath.Base(path)
+	base = strings.TrimSuffix(base, ".gz")
+	return strings.TrimSuffix(base, ".zst")
+}

@@ -1,0 +1,102 @@
+// Package loader turns files into transcripts: it finds input files, opens
+// them (plain, gzip or zstd), detects their format through a small registry of
+// readers, and reads them with bounded parallelism, emitting results in a
+// deterministic order.
+//
+// A reader never fails a run because of bad content: every line is parsed,
+// ignored by record type (and counted), or reported as a transcript.Problem
+// with its line number and reason.
+package loader
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// Format is a transcript reader that the registry can choose by content.
+type Format interface {
+	// Name is the format's stable id ("claude-code", ...), shown in the
+	// transcripts table and accepted by --input-format.
+	Name() string
+	// Sniff scores how likely it is that a file is in this format, from its
+	// path and its first bytes (decompressed): 0 means no; higher wins.
+	Sniff(path string, head []byte) int
+	// Read reads every transcript in the source and passes each to emit, in
+	// file order. Content problems go on the transcripts; an error return is
+	// reserved for I/O failures and for emit's own errors.
+	Read(src *Source, emit func(*transcript.Transcript) error) error
+}
+
+// Source is one opened input file.
+type Source struct {
+	// Path is the file's path as reported in outputs.
+	Path string
+	// R yields the decompressed content.
+	R io.Reader
+	// Compressed names the compression of the file ("", "gzip", "zstd").
+	Compressed string
+}
+
+var (
+	regMu   sync.RWMutex
+	formats = map[string]Format{}
+)
+
+// Register adds a format to the registry. Readers register themselves in
+// their package's init; registering a name twice panics.
+func Register(f Format) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := formats[f.Name()]; dup {
+		panic("loader: format registered twice: " + f.Name())
+	}
+	formats[f.Name()] = f
+}
+
+// Lookup returns the format with the given name.
+func Lookup(name string) (Format, error) {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	f, ok := formats[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown input format %q (known: %v)", name, formatNamesLocked())
+	}
+	return f, nil
+}
+
+// FormatNames lists the registered formats, sorted.
+func FormatNames() []string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	return formatNamesLocked()
+}
+
+func formatNamesLocked() []string {
+	names := make([]string, 0, len(formats))
+	for n := range formats {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Detect picks the format that scores highest for the file; ties go to the
+// lexically first name so detection is deterministic. It returns nil when no
+// format claims the file.
+func Detect(path string, head []byte) Format {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	var best Format
+	bestScore := 0
+	for _, n := range formatNamesLocked() {
+		f := formats[n]
+		if s := f.Sniff(path, head); s > bestScore {
+			best, bestScore = f, s
+		}
+	}
+	return best
+}

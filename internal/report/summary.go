@@ -1,0 +1,89 @@
+package report
+
+import (
+	"github.com/compactbench/compactbench/internal/analysis"
+)
+
+// SchemaVersion is bumped when summary.json changes incompatibly.
+const SchemaVersion = 1
+
+// Meta describes the run. It holds nothing that varies between two runs of
+// the same inputs and config (no clock, no -j), so summary.json is
+// byte-identical across such runs.
+type Meta struct {
+	Tool       string   `json:"tool"`
+	Version    string   `json:"version"`
+	ConfigHash string   `json:"config_hash"`
+	Inputs     []string `json:"inputs"`
+}
+
+// Summary is summary.json: run metadata, corpus totals and, as analyses are
+// added, per-ruler, per-rule-set and per-strategy aggregates. The CI gate
+// reads it.
+type Summary struct {
+	SchemaVersion int    `json:"schema_version"`
+	Meta          Meta   `json:"meta"`
+	Corpus        Corpus `json:"corpus"`
+}
+
+// Totals are counts summed over transcripts.
+type Totals struct {
+	Transcripts            int64 `json:"transcripts"`
+	Lines                  int64 `json:"lines"`
+	BadLines               int64 `json:"bad_lines"`
+	IgnoredLines           int64 `json:"ignored_lines"`
+	Messages               int64 `json:"messages"`
+	Turns                  int64 `json:"turns"`
+	APICalls               int64 `json:"api_calls"`
+	ToolCalls              int64 `json:"tool_calls"`
+	ToolErrors             int64 `json:"tool_errors"`
+	CompactBoundaries      int64 `json:"compact_boundaries"`
+	MicrocompactBoundaries int64 `json:"microcompact_boundaries"`
+	Problems               int64 `json:"problems"`
+}
+
+func (s *Totals) add(t *analysis.TranscriptRow) {
+	s.Transcripts++
+	s.Lines += t.Lines
+	s.BadLines += t.BadLines
+	s.IgnoredLines += t.IgnoredLines
+	s.Messages += t.Messages
+	s.Turns += t.Turns
+	s.APICalls += t.APICalls
+	s.ToolCalls += t.ToolCalls
+	s.ToolErrors += t.ToolErrors
+	s.CompactBoundaries += t.CompactBoundaries
+	s.MicrocompactBoundaries += t.MicrocompactBoundaries
+	s.Problems += t.Problems
+}
+
+// Corpus totals over every transcript read.
+type Corpus struct {
+	Files int64 `json:"files"`
+	Totals
+	ByFormat      map[string]int64   `json:"by_format"`
+	ByKind        map[string]*Totals `json:"by_kind"`
+	IgnoredByType map[string]int64   `json:"ignored_by_type"`
+}
+
+func newSummary(m Meta) Summary {
+	return Summary{SchemaVersion: SchemaVersion, Meta: m, Corpus: Corpus{
+		ByFormat: map[string]int64{}, ByKind: map[string]*Totals{}, IgnoredByType: map[string]int64{},
+	}}
+}
+
+func (s *Summary) add(r *analysis.Result) {
+	c := &s.Corpus
+	t := &r.Transcript
+	c.Totals.add(t)
+	c.ByFormat[t.Format]++
+	k := c.ByKind[t.Kind]
+	if k == nil {
+		k = &Totals{}
+		c.ByKind[t.Kind] = k
+	}
+	k.add(t)
+	for typ, n := range r.IgnoredByType {
+		c.IgnoredByType[typ] += int64(n)
+	}
+}

@@ -1,0 +1,279 @@
+// Package report aggregates analysis results and writes every output: the
+// tables as CSV and Parquet, summary.json, and the human-facing reports. A
+// single goroutine owns all writers (Parquet writers are not goroutine-safe);
+// files are written under a temporary name and renamed when complete, so an
+// interrupted run never leaves a half file that looks whole.
+package report
+
+import (
+	"bufio"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// column describes one exported field of a row struct.
+type column struct {
+	name  string
+	index int
+	kind  reflect.Kind
+	ptr   bool // optional value: empty in CSV, null in Parquet
+}
+
+// Columns returns the column names of a row type, from its parquet tags.
+func Columns[T any]() []string {
+	cols := columnsOf(reflect.TypeFor[T]())
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.name
+	}
+	return names
+}
+
+func columnsOf(t reflect.Type) []column {
+	var cols []column
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("parquet")
+		if tag == "-" || !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		c := column{name: name, index: i, kind: f.Type.Kind()}
+		if c.kind == reflect.Pointer {
+			c.ptr, c.kind = true, f.Type.Elem().Kind()
+		}
+		cols = append(cols, c)
+	}
+	return cols
+}
+
+// FormatFloat renders a float for text outputs: shortest round-trip form,
+// no exponent for ordinary magnitudes, so equal values print identically.
+func FormatFloat(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+func cell(v reflect.Value, c column) string {
+	f := v.Field(c.index)
+	if c.ptr {
+		if f.IsNil() {
+			return ""
+		}
+		f = f.Elem()
+	}
+	switch c.kind {
+	case reflect.String:
+		return f.String()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(f.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return strconv.FormatUint(f.Uint(), 10)
+	case reflect.Float32, reflect.Float64:
+		return FormatFloat(f.Float())
+	case reflect.Bool:
+		return strconv.FormatBool(f.Bool())
+	}
+	return fmt.Sprint(f.Interface())
+}
+
+// Formats selects the file formats a table is written in.
+type Formats struct {
+	CSV     bool
+	Parquet bool
+}
+
+// Table writes rows of type T to NAME.csv and NAME.parquet in a directory.
+type Table[T any] struct {
+	name  string
+	cols  []column
+	files []*pending
+	csvw  *csv.Writer
+	csvb  *bufio.Writer
+	pq    *parquet.GenericWriter[T]
+	pqb   *bufio.Writer
+	buf   []T
+	rows  int64
+	rec   []string
+}
+
+// pending is an output file being written under a temporary name.
+type pending struct {
+	f     *os.File
+	final string
+}
+
+func create(dir, name string) (*pending, error) {
+	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", filepath.Join(dir, name), err)
+	}
+	return &pending{f: f, final: filepath.Join(dir, name)}, nil
+}
+
+// commit closes the file and moves it to its final name.
+func (p *pending) commit() error {
+	if err := p.f.Chmod(0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", p.final, err)
+	}
+	if err := p.f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", p.final, err)
+	}
+	if err := os.Rename(p.f.Name(), p.final); err != nil {
+		return fmt.Errorf("renaming %s: %w", p.final, err)
+	}
+	return nil
+}
+
+func (p *pending) abort() {
+	p.f.Close()
+	os.Remove(p.f.Name())
+}
+
+// NewTable opens the table's files in dir.
+func NewTable[T any](dir, name string, formats Formats) (*Table[T], error) {
+	t := &Table[T]{name: name, cols: columnsOf(reflect.TypeFor[T]())}
+	if formats.CSV {
+		p, err := create(dir, name+".csv")
+		if err != nil {
+			return nil, err
+		}
+		t.files = append(t.files, p)
+		t.csvb = bufio.NewWriterSize(p.f, 256<<10)
+		t.csvw = csv.NewWriter(t.csvb)
+		header := make([]string, len(t.cols))
+		for i, c := range t.cols {
+			header[i] = c.name
+		}
+		t.csvw.Write(header)
+		t.rec = make([]string, len(t.cols))
+	}
+	if formats.Parquet {
+		p, err := create(dir, name+".parquet")
+		if err != nil {
+			t.Abort()
+			return nil, err
+		}
+		t.files = append(t.files, p)
+		t.pqb = bufio.NewWriterSize(p.f, 256<<10)
+		t.pq = parquet.NewGenericWriter[T](t.pqb, parquet.Compression(&parquet.Zstd),
+			parquet.CreatedBy("compactbench", "", ""))
+	}
+	return t, nil
+}
+
+// Write appends rows.
+func (t *Table[T]) Write(rows ...T) error {
+	for i := range rows {
+		if t.csvw != nil {
+			v := reflect.ValueOf(&rows[i]).Elem()
+			for j, c := range t.cols {
+				t.rec[j] = cell(v, c)
+			}
+			if err := t.csvw.Write(t.rec); err != nil {
+				return fmt.Errorf("%s.csv: %w", t.name, err)
+			}
+		}
+	}
+	if t.pq != nil {
+		t.buf = append(t.buf, rows...)
+		if len(t.buf) >= 4096 {
+			if err := t.flushParquet(); err != nil {
+				return err
+			}
+		}
+	}
+	t.rows += int64(len(rows))
+	return nil
+}
+
+func (t *Table[T]) flushParquet() error {
+	if len(t.buf) == 0 {
+		return nil
+	}
+	if _, err := t.pq.Write(t.buf); err != nil {
+		return fmt.Errorf("%s.parquet: %w", t.name, err)
+	}
+	clear(t.buf)
+	t.buf = t.buf[:0]
+	return nil
+}
+
+// Rows is the number of rows written so far.
+func (t *Table[T]) Rows() int64 { return t.rows }
+
+// Close finishes the files and gives them their final names.
+func (t *Table[T]) Close() error {
+	if t.csvw != nil {
+		t.csvw.Flush()
+		if err := t.csvw.Error(); err != nil {
+			t.Abort()
+			return fmt.Errorf("%s.csv: %w", t.name, err)
+		}
+		if err := t.csvb.Flush(); err != nil {
+			t.Abort()
+			return fmt.Errorf("%s.csv: %w", t.name, err)
+		}
+	}
+	if t.pq != nil {
+		if err := t.flushParquet(); err != nil {
+			t.Abort()
+			return err
+		}
+		if err := t.pq.Close(); err != nil {
+			t.Abort()
+			return fmt.Errorf("%s.parquet: %w", t.name, err)
+		}
+		if err := t.pqb.Flush(); err != nil {
+			t.Abort()
+			return fmt.Errorf("%s.parquet: %w", t.name, err)
+		}
+	}
+	for _, p := range t.files {
+		if err := p.commit(); err != nil {
+			t.Abort()
+			return err
+		}
+	}
+	t.files = nil
+	return nil
+}
+
+// Abort removes the table's temporary files.
+func (t *Table[T]) Abort() {
+	for _, p := range t.files {
+		p.abort()
+	}
+	t.files = nil
+}
+
+// WriteFileAtomic writes data to dir/name through a temporary file.
+func WriteFileAtomic(dir, name string, data []byte) error {
+	p, err := create(dir, name)
+	if err != nil {
+		return err
+	}
+	if _, err := p.f.Write(data); err != nil {
+		p.abort()
+		return fmt.Errorf("writing %s: %w", p.final, err)
+	}
+	return p.commit()
+}

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// RenderTable writes a plain text table for terminals.
+func RenderTable(w io.Writer, header []string, rows [][]string) error {
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignment(tw.AlignRight),
+		tablewriter.WithHeaderAlignment(tw.AlignCenter),
+	)
+	hdr := make([]any, len(header))
+	for i, h := range header {
+		hdr[i] = h
+	}
+	t.Header(hdr...)
+	for _, r := range rows {
+		if err := t.Append(r); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// CorpusTable renders the corpus totals per transcript kind.
+func CorpusTable(w io.Writer, s *Summary) error {
+	header := []string{"kind", "transcripts", "lines", "bad", "ignored", "messages", "turns", "api calls", "tool calls", "tool errors", "compactions", "problems"}
+	row := func(name string, t *Totals) []string {
+		return []string{name, itoa(t.Transcripts), itoa(t.Lines), itoa(t.BadLines), itoa(t.IgnoredLines),
+			itoa(t.Messages), itoa(t.Turns), itoa(t.APICalls), itoa(t.ToolCalls), itoa(t.ToolErrors),
+			itoa(t.CompactBoundaries + t.MicrocompactBoundaries), itoa(t.Problems)}
+	}
+	var rows [][]string
+	for _, k := range []string{"session", "subagent", "compaction-call", "side-question"} {
+		if t := s.Corpus.ByKind[k]; t != nil {
+			rows = append(rows, row(k, t))
+		}
+	}
+	rows = append(rows, row("all", &s.Corpus.Totals))
+	return RenderTable(w, header, rows)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

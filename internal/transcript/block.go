@@ -1,0 +1,122 @@
+package transcript
+
+import "encoding/json"
+
+// BlockKind is the kind of a content block.
+type BlockKind uint8
+
+// Block kinds (DESIGN.md §4).
+const (
+	BlockText BlockKind = iota
+	BlockThinking
+	BlockToolUse
+	BlockToolResult
+	BlockImage
+	// BlockInjected is content the harness renders into the prompt on its own
+	// (Claude Code attachment records: hook context, listings, reminders,
+	// edited-file contents). Model-visible, so rulers count it.
+	BlockInjected
+)
+
+// String returns the kind's name as used in exports.
+func (k BlockKind) String() string {
+	switch k {
+	case BlockText:
+		return "text"
+	case BlockThinking:
+		return "thinking"
+	case BlockToolUse:
+		return "tool_use"
+	case BlockToolResult:
+		return "tool_result"
+	case BlockImage:
+		return "image"
+	case BlockInjected:
+		return "injected"
+	}
+	return "unknown"
+}
+
+// TokenSlots is how many rulers can cache a count on a block at once.
+const TokenSlots = 8
+
+// Block is one content block of a Message.
+type Block struct {
+	Kind BlockKind
+	// Text is the text of a text block, the visible text of a thinking block,
+	// the text content of a tool result, or the rendered text of an injected
+	// block.
+	Text string
+	// SignatureLen is the length of a thinking block's signature. Encrypted
+	// thinking has empty Text and a long signature; rulers count it from this.
+	SignatureLen int
+	// ToolID is the tool_use id of a tool_use block, or the tool_use_id a
+	// tool_result answers.
+	ToolID string
+	// ToolName is the tool's name on a tool_use block, and on a tool_result
+	// block once paired with its call.
+	ToolName string
+	// Input is the JSON text of a tool_use block's input.
+	Input string
+	// Path is the file path a tool_use acts on (file_path, notebook_path or
+	// path in its input), when it has one.
+	Path string
+	// Command is the shell command of a Bash-like tool_use.
+	Command string
+	// IsError marks a failed tool result.
+	IsError bool
+	// Images is the number of images in an image block (1) or a tool result.
+	Images int
+	// ImageBytes is the size of their data (base64 text length); the data
+	// itself is not kept.
+	ImageBytes int
+	// MediaType of an image block.
+	MediaType string
+	// InjectedKind is the attachment type of an injected block.
+	InjectedKind string
+
+	tokens [TokenSlots]int32
+}
+
+// CachedTokens returns the count a ruler stored in slot, if any.
+func (b *Block) CachedTokens(slot int) (int, bool) {
+	v := b.tokens[slot]
+	return int(v) - 1, v != 0
+}
+
+// SetCachedTokens stores a ruler's count for this block in slot.
+func (b *Block) SetCachedTokens(slot, n int) { b.tokens[slot] = int32(n) + 1 }
+
+// ResetTokenCache forgets every cached count (after the block changed).
+func (b *Block) ResetTokenCache() { b.tokens = [TokenSlots]int32{} }
+
+// InputFields fills Path and Command of a tool_use block from its Input JSON,
+// for readers that do not extract them while parsing.
+func (b *Block) InputFields() {
+	if b.Kind != BlockToolUse || b.Input == "" || (b.Path != "" || b.Command != "") {
+		return
+	}
+	var in map[string]any
+	if json.Unmarshal([]byte(b.Input), &in) != nil {
+		return
+	}
+	for _, k := range []string{"file_path", "notebook_path", "path"} {
+		if s, ok := in[k].(string); ok && s != "" {
+			b.Path = s
+			break
+		}
+	}
+	if s, ok := in["command"].(string); ok {
+		b.Command = s
+	} else if arr, ok := in["command"].([]any); ok {
+		// Codex-style argv: join it as a shell line.
+		for i, a := range arr {
+			if s, ok := a.(string); ok {
+				if i > 0 {
+					b.Command += " "
+				}
+				b.Command += s
+			}
+		}
+	}
+}

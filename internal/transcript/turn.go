@@ -1,0 +1,162 @@
+package transcript
+
+import "strings"
+
+// Turn is the seeds' ConversationTurn: a real user prompt and everything the
+// agent did until the next one.
+type Turn struct {
+	// Index is the turn's 0-based position (the seeds' turn_index).
+	Index int
+	// UserMessage is the prompt text; empty for a leading turn that starts
+	// without one (a subagent's first message, a resumed session).
+	UserMessage string
+	ToolCalls   []ToolCall
+	ToolResults []ToolResult
+	// AssistantResponse is the assistant's text blocks of the turn, in order,
+	// joined by newlines (seed 002 accumulates all assistant text).
+	AssistantResponse string
+	// Timestamp is the recording's timestamp of the turn's first message.
+	Timestamp string
+	// PreviousError is set when the previous turn's last tool result failed.
+	PreviousError bool
+	// Start and End delimit the turn's messages: Messages[Start:End].
+	Start, End int
+}
+
+// ToolCall is one tool invocation within a turn.
+type ToolCall struct {
+	ID      string
+	Name    string
+	Input   string
+	Path    string
+	Command string
+}
+
+// ToolResult is the result of one tool call within a turn, paired by id.
+type ToolResult struct {
+	ID string
+	// Name is the called tool's name, when the call was found.
+	Name    string
+	Success bool
+	Output  string
+	// Images is the number of images the result carried.
+	Images int
+}
+
+// IsPrompt reports whether the message opens a turn: a user message with
+// text, written by the user rather than injected by the harness, and not a
+// tool result.
+func (m *Message) IsPrompt() bool {
+	if m.Role != RoleUser || m.IsMeta {
+		return false
+	}
+	hasText := false
+	for i := range m.Blocks {
+		switch m.Blocks[i].Kind {
+		case BlockToolResult, BlockInjected:
+			return false
+		case BlockText:
+			if strings.TrimSpace(m.Blocks[i].Text) != "" {
+				hasText = true
+			}
+		}
+	}
+	return hasText
+}
+
+// Turns groups the messages into turns. A turn starts at each real user
+// prompt; messages before the first prompt open a leading turn of their own
+// when they hold any assistant message, and otherwise join the first turn.
+// Tool calls and results are paired by id, never by position.
+func (t *Transcript) Turns() []Turn {
+	return GroupTurns(t.Messages)
+}
+
+// GroupTurns is Turns over any message slice.
+func GroupTurns(msgs []Message) []Turn {
+	var starts []int
+	for i := range msgs {
+		if msgs[i].IsPrompt() {
+			starts = append(starts, i)
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	if len(starts) == 0 || starts[0] > 0 {
+		lead := false
+		end := len(msgs)
+		if len(starts) > 0 {
+			end = starts[0]
+		}
+		for i := 0; i < end; i++ {
+			if msgs[i].Role == RoleAssistant {
+				lead = true
+				break
+			}
+		}
+		if lead || len(starts) == 0 {
+			starts = append([]int{0}, starts...)
+		} else {
+			starts[0] = 0
+		}
+	}
+
+	names := make(map[string]string)
+	for i := range msgs {
+		for j := range msgs[i].Blocks {
+			b := &msgs[i].Blocks[j]
+			if b.Kind == BlockToolUse {
+				names[b.ToolID] = b.ToolName
+			}
+		}
+	}
+
+	turns := make([]Turn, len(starts))
+	for k, s := range starts {
+		e := len(msgs)
+		if k+1 < len(starts) {
+			e = starts[k+1]
+		}
+		tr := &turns[k]
+		tr.Index, tr.Start, tr.End = k, s, e
+		tr.Timestamp = msgs[s].Timestamp
+		if msgs[s].IsPrompt() {
+			tr.UserMessage = msgs[s].Text()
+		}
+		var resp []string
+		for i := s; i < e; i++ {
+			m := &msgs[i]
+			for j := range m.Blocks {
+				b := &m.Blocks[j]
+				switch {
+				case b.Kind == BlockToolUse:
+					tr.ToolCalls = append(tr.ToolCalls, ToolCall{ID: b.ToolID, Name: b.ToolName, Input: b.Input, Path: b.Path, Command: b.Command})
+				case b.Kind == BlockToolResult:
+					tr.ToolResults = append(tr.ToolResults, ToolResult{ID: b.ToolID, Name: names[b.ToolID], Success: !b.IsError, Output: b.Text, Images: b.Images})
+				case b.Kind == BlockText && m.Role == RoleAssistant:
+					resp = append(resp, b.Text)
+				}
+			}
+		}
+		tr.AssistantResponse = strings.Join(resp, "\n")
+		if k > 0 {
+			prev := &turns[k-1]
+			if n := len(prev.ToolResults); n > 0 && !prev.ToolResults[n-1].Success {
+				tr.PreviousError = true
+			}
+		}
+	}
+	return turns
+}
+
+// TurnOf returns, for each message index, the index of the turn holding it.
+func TurnOf(turns []Turn, nmsgs int) []int {
+	out := make([]int, nmsgs)
+	for _, t := range turns {
+		for i := t.Start; i < t.End && i < nmsgs; i++ {
+			out[i] = t.Index
+		}
+	}
+	return out
+}
