@@ -110,10 +110,11 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		}
 	}
 	start := time.Now()
-	files, err := loader.Walk(opts.Paths)
+	inputs, err := loader.Walk(opts.Paths)
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	files := inputs.Files
 	if len(files) == 0 {
 		return usageErr("no transcript files under %s", strings.Join(opts.Paths, ", "))
 	}

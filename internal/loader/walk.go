@@ -40,13 +40,24 @@ func wanted(name string) bool {
 	return false
 }
 
+// Inputs are the files a walk found.
+type Inputs struct {
+	// Files are the transcript files, sorted by path.
+	Files []File
+	// Labels are the label files found inside the walked directories
+	// (labels.jsonl, NAME.labels.jsonl), sorted by path.
+	Labels []string
+}
+
 // Walk expands files and directories into the input files, sorted by path
 // and without duplicates. A file named explicitly is always an input; inside
 // directories only transcript-like names are (.jsonl, .json, .traj, .zip,
-// optionally .gz or .zst), skipping label files and .git directories.
-func Walk(paths []string) ([]File, error) {
+// optionally .gz or .zst), and .git directories are skipped. Label files met
+// inside directories are returned apart, not read as transcripts.
+func Walk(paths []string) (Inputs, error) {
 	seen := map[string]bool{}
 	var files []File
+	var labels []string
 	add := func(p string, size int64) {
 		p = filepath.ToSlash(filepath.Clean(p))
 		if !seen[p] {
@@ -57,7 +68,7 @@ func Walk(paths []string) ([]File, error) {
 	for _, root := range paths {
 		info, err := os.Stat(root)
 		if err != nil {
-			return nil, fmt.Errorf("input %s: %w", root, err)
+			return Inputs{}, fmt.Errorf("input %s: %w", root, err)
 		}
 		if !info.IsDir() {
 			add(root, info.Size())
@@ -73,7 +84,14 @@ func Walk(paths []string) ([]File, error) {
 				}
 				return nil
 			}
-			if !d.Type().IsRegular() || !wanted(d.Name()) {
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			if IsLabelFile(d.Name()) {
+				labels = append(labels, filepath.ToSlash(filepath.Clean(p)))
+				return nil
+			}
+			if !wanted(d.Name()) {
 				return nil
 			}
 			info, err := d.Info()
@@ -84,9 +102,10 @@ func Walk(paths []string) ([]File, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return Inputs{}, err
 		}
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return files, nil
+	sort.Strings(labels)
+	return Inputs{Files: files, Labels: labels}, nil
 }

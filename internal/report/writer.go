@@ -18,13 +18,46 @@ type Options struct {
 	Meta Meta
 }
 
+// sink is one table fed from analysis results.
+type sink interface {
+	add(r *analysis.Result) error
+	Close() error
+	Abort()
+}
+
+type tableSink[T any] struct {
+	*Table[T]
+	rows func(r *analysis.Result) []T
+}
+
+func (s tableSink[T]) add(r *analysis.Result) error { return s.Write(s.rows(r)...) }
+
+// tableOf opens a table whose rows are taken from each result by rows.
+func tableOf[T any](opts Options, name string, rows func(r *analysis.Result) []T) (sink, error) {
+	t, err := NewTable[T](opts.Dir, name, opts.Formats)
+	if err != nil {
+		return nil, err
+	}
+	return tableSink[T]{t, rows}, nil
+}
+
+// tables lists every exported table: its name and where its rows come from.
+// Adding a table is one entry here plus its row type in internal/analysis.
+var tables = []func(Options) (sink, error){
+	func(o Options) (sink, error) {
+		return tableOf(o, "transcripts", func(r *analysis.Result) []analysis.TranscriptRow { return []analysis.TranscriptRow{r.Transcript} })
+	},
+	func(o Options) (sink, error) {
+		return tableOf(o, "problems", func(r *analysis.Result) []analysis.ProblemRow { return r.Problems })
+	},
+}
+
 // Writer receives the results of a run, file by file in output order, and
 // writes every table and summary.json. It is used from one goroutine.
 type Writer struct {
-	dir         string
-	transcripts *Table[analysis.TranscriptRow]
-	problems    *Table[analysis.ProblemRow]
-	sum         Summary
+	dir   string
+	sinks []sink
+	sum   Summary
 }
 
 // NewWriter opens the tables in opts.Dir.
@@ -33,13 +66,13 @@ func NewWriter(opts Options) (*Writer, error) {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	w := &Writer{dir: opts.Dir, sum: newSummary(opts.Meta)}
-	var err error
-	if w.transcripts, err = NewTable[analysis.TranscriptRow](opts.Dir, "transcripts", opts.Formats); err != nil {
-		return nil, err
-	}
-	if w.problems, err = NewTable[analysis.ProblemRow](opts.Dir, "problems", opts.Formats); err != nil {
-		w.Abort()
-		return nil, err
+	for _, open := range tables {
+		s, err := open(opts)
+		if err != nil {
+			w.Abort()
+			return nil, err
+		}
+		w.sinks = append(w.sinks, s)
 	}
 	return w, nil
 }
@@ -49,11 +82,10 @@ func (w *Writer) AddFile(results []*analysis.Result) error {
 	w.sum.Corpus.Files++
 	for _, r := range results {
 		w.sum.add(r)
-		if err := w.transcripts.Write(r.Transcript); err != nil {
-			return err
-		}
-		if err := w.problems.Write(r.Problems...); err != nil {
-			return err
+		for _, s := range w.sinks {
+			if err := s.add(r); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -64,12 +96,15 @@ func (w *Writer) Summary() *Summary { return &w.sum }
 
 // Close finishes every table and writes summary.json.
 func (w *Writer) Close() (*Summary, error) {
-	for _, c := range []interface{ Close() error }{w.transcripts, w.problems} {
-		if err := c.Close(); err != nil {
-			w.Abort()
+	for i, s := range w.sinks {
+		if err := s.Close(); err != nil {
+			for _, rest := range w.sinks[i+1:] {
+				rest.Abort()
+			}
 			return nil, err
 		}
 	}
+	w.sum.finish()
 	data, err := json.MarshalIndent(&w.sum, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("summary.json: %w", err)
@@ -82,10 +117,7 @@ func (w *Writer) Close() (*Summary, error) {
 
 // Abort removes every temporary file.
 func (w *Writer) Abort() {
-	if w.transcripts != nil {
-		w.transcripts.Abort()
-	}
-	if w.problems != nil {
-		w.problems.Abort()
+	for _, s := range w.sinks {
+		s.Abort()
 	}
 }
