@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -41,11 +42,18 @@ func failErr(format string, args ...any) error {
 	return &exitError{code: exitFailed, err: fmt.Errorf(format, args...)}
 }
 
-// commands are the app's subcommands; each lives in its own file.
-var commands []*cli.Command
+// commands build the app's subcommands; each command lives in its own file
+// and appends its constructor here in init(). Commands are built afresh for
+// every app: urfave/cli keeps parse state on them.
+var commands []func() *cli.Command
 
 // newApp builds the CLI with its output streams.
 func newApp(stdout, stderr io.Writer) *cli.App {
+	cmds := make([]*cli.Command, len(commands))
+	for i, mk := range commands {
+		cmds[i] = mk()
+	}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 	return &cli.App{
 		Name:    "compactbench",
 		Usage:   "replay recorded agent sessions through context-compaction strategies and measure them",
@@ -55,7 +63,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"summary.json and reports. Main job: compactbench run corpora/",
 		Writer:               stdout,
 		ErrWriter:            stderr,
-		Commands:             commands,
+		Commands:             cmds,
 		EnableBashCompletion: true,
 		HideHelpCommand:      true,
 		// Errors are printed once, by Main.
@@ -101,7 +109,7 @@ func permuteFlags(app *cli.App, args []string) []string {
 			cmd = c
 		}
 	}
-	if cmd == nil || len(cmd.Subcommands) > 0 {
+	if cmd == nil || len(cmd.Subcommands) > 0 || cmd.SkipFlagParsing {
 		return args
 	}
 	takesValue := map[string]bool{}

@@ -22,8 +22,10 @@ import (
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
-func init() {
-	commands = append(commands, &cli.Command{
+func init() { commands = append(commands, newRunCommand) }
+
+func newRunCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "run",
 		Usage:     "read transcripts, replay strategies, write tables and summary",
 		ArgsUsage: "PATH...",
@@ -52,7 +54,7 @@ func init() {
 			}
 			return runCommand(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 		},
-	})
+	}
 }
 
 // runOptions are the inputs of the run command.

@@ -34,6 +34,7 @@ type TranscriptRow struct {
 	SessionID    string `parquet:"session_id" json:"session_id"`
 	Model        string `parquet:"model" json:"model"`
 	Lines        int64  `parquet:"lines" json:"lines"`
+	ParsedLines  int64  `parquet:"parsed_lines" json:"parsed_lines"`
 	BadLines     int64  `parquet:"bad_lines" json:"bad_lines"`
 	IgnoredLines int64  `parquet:"ignored_lines" json:"ignored_lines"`
 	// IgnoredTypes lists ignored lines per record type: "progress=12;summary=1".
@@ -64,7 +65,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 	r := &Result{Transcript: TranscriptRow{
 		Path: t.Path, TranscriptID: t.ID, Format: t.Format, Kind: string(t.Kind),
 		ParentID: t.ParentID, SessionID: t.SessionID, Model: t.Model,
-		Lines: int64(s.Lines), BadLines: int64(s.BadLines), IgnoredLines: int64(s.IgnoredLines),
+		Lines: int64(s.Lines), ParsedLines: int64(s.ParsedLines), BadLines: int64(s.BadLines), IgnoredLines: int64(s.IgnoredLines),
 		IgnoredTypes: FormatCounts(s.IgnoredByType),
 		Messages:     int64(len(t.Messages)), Turns: int64(len(turns)),
 		APICalls: int64(s.APICalls), ToolCalls: int64(s.ToolCalls), ToolErrors: int64(s.ToolErrors),

@@ -138,7 +138,6 @@ type ccFile struct {
 	calls    map[string]bool             // distinct non-synthetic message ids
 	toolUses map[string]bool
 	toolErrs map[string]bool
-	models   map[string]string // message id -> model
 	session  string
 	agentID  string
 }
@@ -161,7 +160,6 @@ func readClaudeCode(path string, data []byte) *transcript.Transcript {
 		calls:    make(map[string]bool),
 		toolUses: make(map[string]bool),
 		toolErrs: make(map[string]bool),
-		models:   make(map[string]string),
 	}
 	lineNo := 0
 	for len(data) > 0 {
@@ -201,7 +199,11 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 		f.bad(n, "invalid UTF-8")
 		return
 	}
-	v, err := f.p.ParseBytes(line)
+	err := checkEscapes(line)
+	var v *fastjson.Value
+	if err == nil {
+		v, err = f.p.ParseBytes(line)
+	}
 	if err != nil {
 		if final {
 			f.bad(n, "truncated final line: %s", shortErr(err))
@@ -244,13 +246,47 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 	}
 }
 
-// shortErr trims fastjson's error text to its first clause.
+// checkEscapes rejects escape sequences JSON does not allow. fastjson's
+// parser keeps them as they are; JSON.parse (and so Claude Code) rejects the
+// line, so it must be a problem here too. A backslash can only legally occur
+// inside a string, so a flat scan suffices.
+func checkEscapes(line []byte) error {
+	for {
+		i := bytes.IndexByte(line, '\\')
+		if i < 0 || i+1 >= len(line) {
+			return nil
+		}
+		switch c := line[i+1]; c {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			line = line[i+2:]
+		case 'u':
+			if i+6 > len(line) {
+				return fmt.Errorf(`short escape sequence \u%s`, line[i+2:])
+			}
+			for _, h := range line[i+2 : i+6] {
+				if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+					return fmt.Errorf(`invalid escape sequence \u%s`, line[i+2:i+6])
+				}
+			}
+			line = line[i+6:]
+		default:
+			return fmt.Errorf(`invalid escape sequence \%c`, c)
+		}
+	}
+}
+
+// shortErr reduces fastjson's nested error text ("cannot parse object:
+// cannot parse object value: ... missing closing '"'") to its innermost
+// reason.
 func shortErr(err error) string {
 	s := err.Error()
 	if i := strings.Index(s, "; unparsed tail"); i >= 0 {
 		s = s[:i]
 	}
-	return strings.TrimPrefix(s, "cannot parse JSON: ")
+	if i := strings.LastIndex(s, ": "); i >= 0 && strings.HasPrefix(s, "cannot parse") {
+		s = s[i+2:]
+	}
+	return s
 }
 
 // base fills the tree fields of a node; it reports false (and a problem)
@@ -338,6 +374,7 @@ func (f *ccFile) system(n int, v *fastjson.Value) {
 	}
 	nd.compaction = c
 	f.nodes = append(f.nodes, nd)
+	f.t.Stats.ParsedLines++
 }
 
 // injectedKinds are the attachment types Claude Code renders into the
@@ -376,6 +413,7 @@ func (f *ccFile) attachment(n int, v *fastjson.Value) {
 	}
 	nd.blocks = []transcript.Block{{Kind: transcript.BlockInjected, InjectedKind: kind, Text: renderAttachment(a)}}
 	f.nodes = append(f.nodes, nd)
+	f.t.Stats.ParsedLines++
 }
 
 // renderAttachment turns an attachment into the text the model sees: its
@@ -519,11 +557,11 @@ func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
 			}
 			if nd.model != "<synthetic>" {
 				f.calls[nd.msgID] = true
-				f.models[nd.msgID] = nd.model
 			}
 		}
 	}
 	f.nodes = append(f.nodes, nd)
+	f.t.Stats.ParsedLines++
 }
 
 // content converts message.content (a string or an array of blocks).

@@ -93,10 +93,6 @@ func (f *ccFile) activePath(side bool) []int {
 
 	in := make([]bool, len(nodes))
 	for cur := leaf; cur >= 0; {
-		if in[cur] {
-			f.problem(nodes[cur].line, "cycle in parentUuid links: the walk from the newest leaf comes back to this line; the conversation starts after it")
-			break
-		}
 		in[cur] = true
 		nd := &nodes[cur]
 		next := nd.parent
@@ -124,6 +120,10 @@ func (f *ccFile) activePath(side bool) []int {
 					f.problem(nd.line, "parentUuid %s is not in the file; the conversation starts here", next)
 				}
 			}
+		}
+		if p >= 0 && in[p] {
+			f.problem(nd.line, "parentUuid %s closes a cycle (the record on line %d is already on the path); the conversation starts here", next, nodes[p].line)
+			break
 		}
 		cur = p
 	}
@@ -242,6 +242,46 @@ func (f *ccFile) messages(path []int) {
 	}
 	orderResults(msgs)
 	t.Messages = msgs
+	f.checkPairs()
+}
+
+// checkPairs reports tool results on the active path that answer no call on
+// it, and calls that get no result although the conversation goes on: the
+// recording lost a line (a real API request always pairs them), and metrics
+// must not blame a strategy for it.
+func (f *ccFile) checkPairs() {
+	if f.t.Kind != transcript.KindSession && f.t.Kind != transcript.KindSubagent {
+		return // copies of a parent session's records start mid-conversation
+	}
+	msgs := f.t.Messages
+	calls, results := map[string]int{}, map[string]bool{}
+	lastAssistant := -1
+	for i := range msgs {
+		if msgs[i].Role == transcript.RoleAssistant {
+			lastAssistant = i
+		}
+		for _, b := range msgs[i].Blocks {
+			switch b.Kind {
+			case transcript.BlockToolUse:
+				calls[b.ToolID] = i
+			case transcript.BlockToolResult:
+				results[b.ToolID] = true
+				if _, ok := calls[b.ToolID]; !ok {
+					f.problem(msgs[i].Line, "tool_result %s answers no tool_use on the active path (the call's line is missing or unreadable)", b.ToolID)
+				}
+			}
+		}
+	}
+	for i := range msgs {
+		if i == lastAssistant {
+			break // a session may end while its last calls run
+		}
+		for _, b := range msgs[i].Blocks {
+			if b.Kind == transcript.BlockToolUse && !results[b.ToolID] {
+				f.problem(msgs[i].Line, "tool_use %s gets no tool_result on the active path (the result's line is missing or unreadable)", b.ToolID)
+			}
+		}
+	}
 }
 
 func (f *ccFile) newMessage(nd *node, role transcript.Role) transcript.Message {

@@ -54,8 +54,14 @@ func ReadFile(path string, opts Options, emit func(*transcript.Transcript) error
 	defer closeSrc()
 
 	br := bufio.NewReaderSize(src.R, sniffSize)
-	head, _ := br.Peek(sniffSize) // a short file gives a short head and io.EOF
+	head, perr := br.Peek(sniffSize) // a short file gives a short head and io.EOF
 	src.R = br
+	if perr != nil && perr != io.EOF && len(head) == 0 {
+		if errors.Is(perr, io.ErrUnexpectedEOF) {
+			return fail(fmt.Sprintf("truncated %s stream: no complete data", src.Compressed))
+		}
+		return fail(fmt.Sprintf("reading: %v", perr))
+	}
 
 	var format Format
 	if opts.Format != "" {

@@ -172,9 +172,12 @@ type Problem struct {
 
 // Stats are counts over the whole file (every branch), made by the reader.
 type Stats struct {
-	// Lines is the number of lines (records) in the file.
+	// Lines is the number of lines (records) in the file. Every line is
+	// exactly one of parsed, ignored or bad.
 	Lines int
-	// BadLines are lines reported as problems.
+	// ParsedLines are lines read as conversation records or events.
+	ParsedLines int
+	// BadLines are lines that could not be used (each is also a Problem).
 	BadLines int
 	// IgnoredLines are lines skipped on purpose, by record type.
 	IgnoredLines int

@@ -74,31 +74,28 @@ func (t *Transcript) Turns() []Turn {
 
 // GroupTurns is Turns over any message slice.
 func GroupTurns(msgs []Message) []Turn {
-	var starts []int
-	for i := range msgs {
-		if msgs[i].IsPrompt() {
-			starts = append(starts, i)
-		}
-	}
 	if len(msgs) == 0 {
 		return nil
 	}
+	// starts are the first message of each turn, prompts the prompt that
+	// opens it (-1 for a leading turn without one).
+	var starts, prompts []int
+	for i := range msgs {
+		if msgs[i].IsPrompt() {
+			starts = append(starts, i)
+			prompts = append(prompts, i)
+		}
+	}
 	if len(starts) == 0 || starts[0] > 0 {
-		lead := false
-		end := len(msgs)
-		if len(starts) > 0 {
-			end = starts[0]
+		lead := len(starts) == 0
+		for i := 0; !lead && i < starts[0]; i++ {
+			lead = msgs[i].Role == RoleAssistant
 		}
-		for i := 0; i < end; i++ {
-			if msgs[i].Role == RoleAssistant {
-				lead = true
-				break
-			}
-		}
-		if lead || len(starts) == 0 {
+		if lead {
 			starts = append([]int{0}, starts...)
+			prompts = append([]int{-1}, prompts...)
 		} else {
-			starts[0] = 0
+			starts[0] = 0 // harness-injected content before the first prompt joins its turn
 		}
 	}
 
@@ -121,8 +118,8 @@ func GroupTurns(msgs []Message) []Turn {
 		tr := &turns[k]
 		tr.Index, tr.Start, tr.End = k, s, e
 		tr.Timestamp = msgs[s].Timestamp
-		if msgs[s].IsPrompt() {
-			tr.UserMessage = msgs[s].Text()
+		if p := prompts[k]; p >= 0 {
+			tr.UserMessage = msgs[p].Text()
 		}
 		var resp []string
 		for i := s; i < e; i++ {

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// fixtures is a small corpus of hand-written Claude Code files.
+const fixtures = "../../internal/loader/testdata/claudecode"
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// runCLI runs the command line in-process.
+func runCLI(t testing.TB, args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = Main(append([]string{"compactbench"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRunGolden(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, "run", "--no-progress", "-o", dir, fixtures)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "run/stdout.txt", []byte(stdout))
+	for _, name := range []string{"transcripts.csv", "problems.csv", "summary.json"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "run/"+name, data)
+	}
+	for _, name := range []string{"transcripts.parquet", "problems.parquet"} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if !strings.Contains(stderr, "read 11 files") {
+		t.Errorf("stderr = %q", stderr)
+	}
+}
+
+// TestRunDeterministic: the same corpus gives byte-identical outputs whatever -j is.
+func TestRunDeterministic(t *testing.T) {
+	inputs := []string{fixtures}
+	if rc := realCorpus(); rc != "" {
+		inputs = append(inputs, rc)
+	}
+	var outs [2]string
+	for i, j := range []int{1, 8} {
+		outs[i] = t.TempDir()
+		args := append([]string{"run", "-q", "-j", strconv.Itoa(j), "-o", outs[i]}, inputs...)
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Fatalf("-j %d: exit %d: %s", j, code, stderr)
+		}
+	}
+	entries, _ := os.ReadDir(outs[0])
+	if len(entries) < 5 {
+		t.Fatalf("only %d outputs", len(entries))
+	}
+	for _, e := range entries {
+		a, _ := os.ReadFile(filepath.Join(outs[0], e.Name()))
+		b, err := os.ReadFile(filepath.Join(outs[1], e.Name()))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between -j 1 and -j 8", e.Name())
+		}
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"run"}, 2, "no input paths"},
+		{[]string{"run", "-o", dir, "no/such/dir"}, 2, "no/such/dir"},
+		{[]string{"run", "--format", "xml", fixtures}, 2, "unknown format"},
+		{[]string{"run", "--input-format", "nope", fixtures}, 2, "unknown input format"},
+		{[]string{"run", "--bogus", fixtures}, 2, "bogus"},
+		{[]string{"run", "-q", "--strict", "-o", dir, fixtures}, 1, "--strict"},
+		{[]string{"run", "-q", "-o", dir, fixtures, "-j", "3"}, 0, ""}, // flags after paths
+	}
+	for _, tc := range tests {
+		code, _, stderr := runCLI(t, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.msg) {
+			t.Errorf("%v: exit %d stderr %q, want exit %d mentioning %q", tc.args, code, stderr, tc.code, tc.msg)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	code, stdout, _ := runCLI(t, "run", "--help")
+	if code != 0 || !strings.Contains(stdout, "--jobs") || !strings.Contains(stdout, "PATH...") {
+		t.Errorf("run --help: exit %d\n%s", code, stdout)
+	}
+}
+
+// realCorpus returns ../shared/real-corpus from the repository root, or "".
+func realCorpus() string {
+	rc := filepath.Join("..", "..", "..", "shared", "real-corpus")
+	if _, err := os.Stat(rc); err != nil {
+		return ""
+	}
+	return rc
+}
+
+// BenchmarkRun is the whole run command on the real corpus, all cores:
+// read, analyse, write every table.
+func BenchmarkRun(b *testing.B) {
+	rc := realCorpus()
+	if rc == "" {
+		b.Skip("real corpus absent")
+	}
+	out := b.TempDir()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if code, _, stderr := runCLI(b, "run", "-q", "-j", strconv.Itoa(runtime.NumCPU()), "-o", out, rc); code != 0 {
+			b.Fatal(stderr)
+		}
+	}
+}

@@ -1,0 +1,252 @@
+package loader
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+func compress(t *testing.T, kind string, data []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	switch kind {
+	case "gz":
+		zw := gzip.NewWriter(&buf)
+		zw.Write(data)
+		zw.Close()
+	case "zst":
+		zw, err := zstd.NewWriter(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zw.Write(data)
+		zw.Close()
+	}
+	return buf.Bytes()
+}
+
+// TestCompressedInput reads .jsonl.gz and .jsonl.zst exactly like the plain
+// file, and a truncated stream yields its complete lines plus a problem.
+func TestCompressedInput(t *testing.T) {
+	plain := "testdata/claudecode/merge_usage.jsonl"
+	data, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := dump(readOne(t, plain))
+	dir := t.TempDir()
+	for _, kind := range []string{"gz", "zst"} {
+		z := compress(t, kind, data)
+		path := filepath.Join(dir, "merge_usage.jsonl."+kind)
+		os.WriteFile(path, z, 0o644)
+		if got := dump(readOne(t, path)); got != want {
+			t.Errorf("%s: differs from the plain file:\n%s", kind, got)
+		}
+		cut := filepath.Join(dir, "cut.jsonl."+kind)
+		os.WriteFile(cut, z[:len(z)*2/3], 0o644)
+		tr := readOne(t, cut)
+		if tr.Stats.Lines >= 15 {
+			t.Errorf("%s truncated: read %d lines, want fewer than the 15 written", kind, tr.Stats.Lines)
+		}
+		found := false
+		for _, p := range tr.Problems {
+			found = found || strings.Contains(p.Reason, "truncated") || strings.Contains(p.Reason, "unexpected EOF")
+		}
+		if !found {
+			t.Errorf("%s truncated: no problem reported: %+v", kind, tr.Problems)
+		}
+	}
+}
+
+// TestHugeLine reads a 100 MB line (REFERENCE.md §A.1: lines can be huge).
+func TestHugeLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 100 MB file")
+	}
+	const size = 100 << 20
+	var b bytes.Buffer
+	b.WriteString(`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"big","message":{"role":"user","content":"Summarise this:\n`)
+	chunk := strings.Repeat("all work and no play makes jack a dull boy ", 64)
+	for b.Len() < size {
+		b.WriteString(chunk)
+	}
+	b.WriteString("\"}}\n")
+	b.WriteString(`{"type":"assistant","uuid":"u2","parentUuid":"u1","sessionId":"big","message":{"id":"m1","model":"x","role":"assistant","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":25000000}}}` + "\n")
+	path := filepath.Join(t.TempDir(), "huge.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := readOne(t, path)
+	if len(tr.Problems) != 0 || len(tr.Messages) != 2 || len(tr.Messages[0].Blocks[0].Text) < size-1000 {
+		t.Fatalf("problems %v, %d messages", tr.Problems, len(tr.Messages))
+	}
+	if tr.Stats.PeakContextReal != 25000000 {
+		t.Errorf("peak = %d", tr.Stats.PeakContextReal)
+	}
+}
+
+// TestUnknownFiles accounts for files no reader claims.
+func TestUnknownFiles(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]string{
+		"empty.jsonl": "",
+		"notes.jsonl": "{\"event\":\"hook\",\"name\":\"x\"}\n",
+		"binary.json": "\x00\x01\x02garbage",
+	}
+	for name, content := range cases {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(content), 0o644)
+		tr := readOne(t, p)
+		if tr.Format != "unknown" || len(tr.Problems) != 1 || tr.Problems[0].Line != 0 {
+			t.Errorf("%s: format %q problems %+v, want unknown with one file-level problem", name, tr.Format, tr.Problems)
+		}
+	}
+	tr := readOne(t, filepath.Join(dir, "missing.jsonl"))
+	if !strings.Contains(tr.Problems[0].Reason, "cannot open") {
+		t.Errorf("missing file: %+v", tr.Problems)
+	}
+}
+
+func TestWalk(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"b/s1.jsonl", "a/s2.jsonl.gz", "a/sub/s3.jsonl.zst", "a/notes.md", "a/labels.jsonl",
+		"a/x.labels.jsonl", ".git/objects/o.json", ".codex/sessions/r.jsonl", "c/t.traj", "c/export.zip"} {
+		full := filepath.Join(dir, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		os.WriteFile(full, []byte("{}\n"), 0o644)
+	}
+	in, err := Walk([]string{dir, filepath.Join(dir, "a/notes.md"), filepath.Join(dir, "b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range in.Files {
+		got = append(got, strings.TrimPrefix(f.Path, filepath.ToSlash(dir)+"/"))
+	}
+	want := ".codex/sessions/r.jsonl a/notes.md a/s2.jsonl.gz a/sub/s3.jsonl.zst b/s1.jsonl c/export.zip c/t.traj"
+	if strings.Join(got, " ") != want {
+		t.Errorf("files = %v\nwant      %v", got, want)
+	}
+	if len(in.Labels) != 2 || !strings.HasSuffix(in.Labels[0], "a/labels.jsonl") {
+		t.Errorf("labels = %v", in.Labels)
+	}
+	if _, err := Walk([]string{filepath.Join(dir, "nope")}); err == nil {
+		t.Error("a missing input path is an error")
+	}
+}
+
+// TestOrdered checks emission order under random completion order, the
+// bound on items in flight, and error propagation.
+func TestOrdered(t *testing.T) {
+	for _, workers := range []int{1, 3, 8} {
+		var inflight, peak atomic.Int64
+		var got []int
+		err := Ordered(context.Background(), 200, workers, func(ctx context.Context, i int) (int, error) {
+			n := inflight.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
+			}
+			time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond)
+			return i * i, nil
+		}, func(i, r int) error {
+			inflight.Add(-1)
+			if r != i*i {
+				t.Errorf("result %d for item %d", r, i)
+			}
+			got = append(got, i)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range got {
+			if v != i {
+				t.Fatalf("workers=%d: emitted %d at position %d", workers, v, i)
+			}
+		}
+		if len(got) != 200 {
+			t.Fatalf("emitted %d items", len(got))
+		}
+		if p := peak.Load(); p > int64(2*workers) {
+			t.Errorf("workers=%d: %d items in flight, bound is %d", workers, p, 2*workers)
+		}
+	}
+	boom := errors.New("boom")
+	err := Ordered(context.Background(), 100, 4, func(ctx context.Context, i int) (int, error) {
+		if i == 37 {
+			return 0, boom
+		}
+		return i, nil
+	}, func(int, int) error { return nil })
+	if !errors.Is(err, boom) {
+		t.Errorf("work error = %v", err)
+	}
+	err = Ordered(context.Background(), 100, 4, func(ctx context.Context, i int) (int, error) { return i, nil },
+		func(i, _ int) error {
+			if i == 10 {
+				return boom
+			}
+			return nil
+		})
+	if !errors.Is(err, boom) {
+		t.Errorf("emit error = %v", err)
+	}
+}
+
+// FuzzClaudeCode feeds arbitrary bytes to the reader: it must not panic and
+// must account for every line.
+func FuzzClaudeCode(f *testing.F) {
+	files, _ := filepath.Glob("testdata/claudecode/*.jsonl")
+	for _, p := range files {
+		data, _ := os.ReadFile(p)
+		f.Add(data)
+	}
+	f.Add([]byte("{\"type\":\"user\",\"uuid\":\"a\",\"parentUuid\":\"a\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"content\":[1,{}]}]}}\n"))
+	f.Add([]byte("\n\n\r\n{}\n[]\nnull\n\"x\"\n{\"type\":null}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr := readClaudeCode("fuzz.jsonl", data)
+		s := tr.Stats
+		lines := bytes.Count(data, []byte("\n"))
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			lines++
+		}
+		if s.Lines != lines || s.ParsedLines+s.IgnoredLines+s.BadLines != s.Lines {
+			t.Fatalf("lines %d (file %d): parsed %d + ignored %d + bad %d", s.Lines, lines, s.ParsedLines, s.IgnoredLines, s.BadLines)
+		}
+		for _, c := range tr.Compactions {
+			if c.MessageIndex < 0 || c.MessageIndex > len(tr.Messages) {
+				t.Fatalf("compaction at %d of %d messages", c.MessageIndex, len(tr.Messages))
+			}
+		}
+		for i, m := range tr.Messages {
+			if len(m.Blocks) == 0 {
+				t.Fatalf("message %d has no blocks", i)
+			}
+		}
+		next := 0
+		for _, turn := range transcript.GroupTurns(tr.Messages) {
+			if turn.Start != next || turn.End <= turn.Start {
+				t.Fatalf("turns do not partition the messages: %+v", turn)
+			}
+			next = turn.End
+		}
+		if next != len(tr.Messages) {
+			t.Fatalf("turns cover %d of %d messages", next, len(tr.Messages))
+		}
+	})
+}
