@@ -89,10 +89,10 @@ func noteInt(notes, key string) (int, bool) {
 // independent counts what the transcripts table reports, with encoding/json
 // and none of the reader's code.
 type independent struct {
-	lines, bad, progress  int
-	apiCalls, toolCalls   int
-	toolErrors, compacts  int
-	peak                  int64
+	lines, bad, progress int
+	apiCalls, toolCalls  int
+	toolErrors, compacts int
+	peak                 int64
 	// lostIDs are tool ids that occur on unreadable lines.
 	lostIDs map[string]bool
 }

@@ -6,11 +6,15 @@ import (
 	"testing"
 )
 
-func prompt(s string) Message { return Message{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: s}}} }
+func prompt(s string) Message {
+	return Message{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: s}}}
+}
 func meta(s string) Message {
 	return Message{Role: RoleUser, IsMeta: true, Blocks: []Block{{Kind: BlockText, Text: s}}}
 }
-func say(s string) Message { return Message{Role: RoleAssistant, Blocks: []Block{{Kind: BlockText, Text: s}}} }
+func say(s string) Message {
+	return Message{Role: RoleAssistant, Blocks: []Block{{Kind: BlockText, Text: s}}}
+}
 func call(id, name string) Message {
 	return Message{Role: RoleAssistant, Blocks: []Block{{Kind: BlockToolUse, ToolID: id, ToolName: name}}}
 }
@@ -30,7 +34,6 @@ func shape(turns []Turn) string {
 	}
 	return strings.Join(parts, "; ")
 }
-
 
 func TestGroupTurns(t *testing.T) {
 	tests := []struct {
