@@ -1,0 +1,451 @@
+package compaction
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// Need recall asks: of the facts a compaction dropped that the session used
+// again later, how many does the compacted context still hold?
+//
+// The extractor finds six kinds of fact in a message's model-visible text
+// (text, tool inputs and commands, tool outputs, injected text, thinking):
+//
+//   - path: a word with a slash that looks like a file path (absolute,
+//     ~/ or ./ relative, a Windows drive path, or a relative path whose last
+//     part has an extension), or a bare file name with a common source or
+//     config extension (auth.go, package.json); plus the path field of every
+//     tool call;
+//   - ident: an identifier of code: camelCase or PascalCase with at least two
+//     humps, or snake_case / SCREAMING_CASE with an inner underscore, five
+//     characters or more (parseConfig, TokenRuler, get_user, MAX_RETRIES);
+//   - url: a word starting with http:// or https://;
+//   - error: the first line of a failed tool result, and lines of any tool
+//     output that name an error (error, exception, traceback, panic, fatal,
+//     failed), at most five per output, 8–300 characters;
+//   - command: the first line of a shell command a tool call ran;
+//   - constraint: a sentence of a user prompt that sets a rule ("don't …",
+//     "never …", "always …", "must …", "make sure …", "avoid …", "only …",
+//     "instead of …"), up to 200 characters.
+//
+// A fact is needed later when it occurs again after the compaction point:
+// path, ident and url when a later message contains the same word; error
+// and command when a later message has the same line (or runs the same
+// command). A constraint stands for the rest of the session, so it is needed
+// whenever the session goes on. A needed fact is kept when the compacted
+// context holds it: a recorded message kept verbatim that contains it, or
+// text the strategy wrote (a summary) containing it as a substring.
+//
+// Matching is exact (case-sensitive, as written): a summary that shortens
+// /home/u/p/auth.go to auth.go keeps the fact auth.go, not the full path.
+
+// FactKind is the kind of a fact.
+type FactKind uint8
+
+// Fact kinds, in report order.
+const (
+	FactPath FactKind = iota
+	FactIdent
+	FactURL
+	FactError
+	FactCommand
+	FactConstraint
+	numFactKinds
+)
+
+var factKindNames = [numFactKinds]string{"path", "ident", "url", "error", "command", "constraint"}
+
+// String is the kind's name in reports.
+func (k FactKind) String() string { return factKindNames[k] }
+
+// isLine reports whether facts of the kind are matched as whole lines.
+func (k FactKind) isLine() bool { return k >= FactError }
+
+// Fact is one extracted fact.
+type Fact struct {
+	Kind FactKind
+	Text string
+}
+
+// FactIndex holds the facts of every recorded message and where each occurs.
+type FactIndex struct {
+	// PerMsg are the distinct facts extracted from each message.
+	PerMsg [][]Fact
+	// occ lists, per fact, the messages it occurs in (ascending).
+	occ map[Fact][]int32
+	// lines lists, per trimmed line, the messages that have it.
+	lines map[string][]int32
+}
+
+// IndexFacts extracts and indexes the facts of a transcript.
+func IndexFacts(t *transcript.Transcript) *FactIndex {
+	ix := &FactIndex{PerMsg: make([][]Fact, len(t.Messages)), occ: map[Fact][]int32{}, lines: map[string][]int32{}}
+	var ex extractor
+	for i := range t.Messages {
+		facts := ex.message(&t.Messages[i])
+		ix.PerMsg[i] = facts
+		for _, f := range facts {
+			if !f.Kind.isLine() {
+				ix.occ[f] = appendOnce(ix.occ[f], int32(i))
+			}
+		}
+		ex.eachLine(&t.Messages[i], func(line string) {
+			ix.lines[line] = appendOnce(ix.lines[line], int32(i))
+		})
+	}
+	return ix
+}
+
+func appendOnce(s []int32, i int32) []int32 {
+	if n := len(s); n > 0 && s[n-1] == i {
+		return s
+	}
+	return append(s, i)
+}
+
+// occurrences returns the messages where a fact occurs.
+func (ix *FactIndex) occurrences(f Fact) []int32 {
+	if f.Kind.isLine() {
+		return ix.lines[f.Text]
+	}
+	return ix.occ[f]
+}
+
+// NeededAfter reports whether a fact occurs in a message at index ≥ from.
+// Constraints stand: they are needed when any message is left.
+func (ix *FactIndex) NeededAfter(f Fact, from, nmsgs int) bool {
+	if f.Kind == FactConstraint {
+		return from < nmsgs
+	}
+	occ := ix.occurrences(f)
+	return len(occ) > 0 && int(occ[len(occ)-1]) >= from
+}
+
+// heldBy reports whether a recorded message in the set (verbatim[i]) has the fact.
+func (ix *FactIndex) heldBy(f Fact, verbatim []bool) bool {
+	if f.Kind == FactConstraint {
+		return false // checked as text
+	}
+	for _, i := range ix.occurrences(f) {
+		if int(i) < len(verbatim) && verbatim[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// ExtractFacts returns the distinct facts of a text a strategy wrote or of
+// any message, in first-seen order.
+func ExtractFacts(m *transcript.Message) []Fact {
+	var ex extractor
+	return ex.message(m)
+}
+
+// extractor finds facts; it reuses its scratch maps between messages.
+type extractor struct {
+	seen map[Fact]bool
+	out  []Fact
+}
+
+func (ex *extractor) add(k FactKind, s string) {
+	f := Fact{k, s}
+	if !ex.seen[f] {
+		ex.seen[f] = true
+		ex.out = append(ex.out, f)
+	}
+}
+
+func (ex *extractor) message(m *transcript.Message) []Fact {
+	if ex.seen == nil {
+		ex.seen = map[Fact]bool{}
+	}
+	clear(ex.seen)
+	ex.out = nil
+	for i := range m.Blocks {
+		b := &m.Blocks[i]
+		switch b.Kind {
+		case transcript.BlockToolUse:
+			ex.words(b.Input)
+			if b.Path != "" {
+				ex.add(FactPath, b.Path)
+			}
+			if c := firstLine(b.Command); len(c) >= 2 {
+				ex.add(FactCommand, clip(c, 300))
+			}
+		case transcript.BlockToolResult:
+			ex.words(b.Text)
+			ex.errorLines(b.Text, b.IsError)
+		default:
+			ex.words(b.Text)
+			if m.Role == transcript.RoleUser && !m.IsMeta && b.Kind == transcript.BlockText {
+				ex.constraints(b.Text)
+			}
+		}
+	}
+	return ex.out
+}
+
+// eachLine calls fn with every distinct trimmed line (8–300 characters) of
+// the message, and with every command's first line.
+func (ex *extractor) eachLine(m *transcript.Message, fn func(string)) {
+	for i := range m.Blocks {
+		b := &m.Blocks[i]
+		if b.Kind == transcript.BlockToolUse {
+			if c := firstLine(b.Command); len(c) >= 2 {
+				fn(clip(c, 300))
+			}
+			continue
+		}
+		text := b.Text
+		for len(text) > 0 {
+			j := strings.IndexByte(text, '\n')
+			var line string
+			if j < 0 {
+				line, text = text, ""
+			} else {
+				line, text = text[:j], text[j+1:]
+			}
+			line = strings.TrimSpace(line)
+			if len(line) >= 8 && len(line) <= 300 {
+				fn(line)
+			}
+		}
+	}
+}
+
+// errorLines adds the first line of a failed output and error-looking lines.
+func (ex *extractor) errorLines(text string, failed bool) {
+	if failed {
+		if l := strings.TrimSpace(firstLine(text)); len(l) >= 8 && len(l) <= 300 {
+			ex.add(FactError, l)
+		}
+	}
+	n := 0
+	for len(text) > 0 && n < 5 {
+		j := strings.IndexByte(text, '\n')
+		var line string
+		if j < 0 {
+			line, text = text, ""
+		} else {
+			line, text = text[:j], text[j+1:]
+		}
+		line = strings.TrimSpace(line)
+		if len(line) < 8 || len(line) > 300 || !looksLikeError(line) {
+			continue
+		}
+		ex.add(FactError, line)
+		n++
+	}
+}
+
+var errorWords = []string{"error", "exception", "traceback", "panic", "fatal", "failed"}
+
+func looksLikeError(line string) bool {
+	lower := strings.ToLower(line)
+	for _, w := range errorWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var constraintCues = []string{"don't ", "do not ", "dont ", "never ", "always ", "must ", "make sure ",
+	"avoid ", "only use ", "only ", "instead of ", "shouldn't ", "should not ", "without "}
+
+// constraints adds the sentences of a prompt that set a rule.
+func (ex *extractor) constraints(text string) {
+	for _, s := range sentences(text) {
+		lower := strings.ToLower(s) + " "
+		for _, cue := range constraintCues {
+			if strings.HasPrefix(lower, cue) || strings.Contains(lower, " "+cue) {
+				ex.add(FactConstraint, clip(s, 200))
+				break
+			}
+		}
+	}
+}
+
+// sentences splits text at . ! ? and newlines, trimmed, non-empty.
+func sentences(text string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(text); i++ {
+		if i == len(text) || text[i] == '\n' || ((text[i] == '.' || text[i] == '!' || text[i] == '?') &&
+			(i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n')) {
+			if s := strings.TrimSpace(text[start:i]); len(s) >= 6 {
+				out = append(out, s)
+			}
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// words scans text for path, identifier and URL words.
+func (ex *extractor) words(text string) {
+	for i := 0; i < len(text); {
+		for i < len(text) && isSep(text[i]) {
+			i++
+		}
+		j := i
+		for j < len(text) && !isSep(text[j]) {
+			j++
+		}
+		if j > i {
+			ex.word(text[i:j])
+		}
+		i = j
+	}
+}
+
+// isSep ends a word: whitespace, quotes, brackets and punctuation that do not
+// occur inside paths, URLs or identifiers.
+func isSep(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '"', '\'', '`', '(', ')', '[', ']', '{', '}', '<', '>', ',', ';', '|', '=', '*', '!', '^':
+		return true
+	}
+	return c < ' '
+}
+
+func (ex *extractor) word(w string) {
+	w = strings.TrimRight(w, ".:?")
+	w = strings.TrimLeft(w, ":")
+	if len(w) < 3 {
+		return
+	}
+	if strings.HasPrefix(w, "http://") || strings.HasPrefix(w, "https://") {
+		ex.add(FactURL, clip(w, 300))
+		return
+	}
+	if isPath(w) {
+		ex.add(FactPath, w)
+		return
+	}
+	// identifiers, also inside dotted or slashed words (obj.methodName)
+	for len(w) > 0 {
+		k := 0
+		for k < len(w) && isIdent(w[k]) {
+			k++
+		}
+		if k >= 5 && isCodeIdent(w[:k]) {
+			ex.add(FactIdent, w[:k])
+		}
+		if k == len(w) {
+			break
+		}
+		w = w[k+1:]
+	}
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// isCodeIdent accepts camelCase/PascalCase with two humps or more and names
+// with an inner underscore; it rejects plain words and numbers.
+func isCodeIdent(s string) bool {
+	if s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	inner := strings.Trim(s, "_")
+	if strings.Contains(inner, "_") {
+		letters := 0
+		for i := 0; i < len(inner); i++ {
+			if c := inner[i]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+				letters++
+			}
+		}
+		return letters >= 3
+	}
+	humps := 0
+	for i := 1; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'Z' && s[i-1] >= 'a' && s[i-1] <= 'z' {
+			humps++
+		}
+	}
+	return humps >= 1 && (humps >= 2 || s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z')
+}
+
+// codeExts are extensions that make a bare file name a path fact.
+var codeExts = map[string]bool{
+	"go": true, "py": true, "ts": true, "tsx": true, "js": true, "jsx": true, "mjs": true, "rs": true, "java": true,
+	"kt": true, "c": true, "h": true, "cc": true, "cpp": true, "hpp": true, "cs": true, "rb": true, "php": true,
+	"swift": true, "ex": true, "exs": true, "erl": true, "scala": true, "lua": true, "sh": true, "bash": true,
+	"zsh": true, "ps1": true, "sql": true, "md": true, "txt": true, "json": true, "jsonl": true, "yaml": true,
+	"yml": true, "toml": true, "ini": true, "cfg": true, "conf": true, "xml": true, "html": true, "css": true,
+	"scss": true, "vue": true, "svelte": true, "dart": true, "proto": true, "lock": true, "mod": true, "sum": true,
+	"ipynb": true, "tf": true, "gradle": true, "env": true, "csv": true, "log": true, "zig": true, "nix": true,
+}
+
+// isPath decides whether a word is a file path.
+func isPath(w string) bool {
+	if len(w) >= 3 && w[1] == ':' && (w[2] == '\\' || w[2] == '/') && (w[0]|0x20 >= 'a' && w[0]|0x20 <= 'z') {
+		return len(w) > 3
+	}
+	slash := strings.LastIndexAny(w, "/\\")
+	if slash < 0 {
+		dot := strings.LastIndexByte(w, '.')
+		return dot >= 2 && codeExts[w[dot+1:]] && hasLetter(w[:dot])
+	}
+	if strings.Contains(w, "//") {
+		return false
+	}
+	switch {
+	case w[0] == '/', strings.HasPrefix(w, "~/"), strings.HasPrefix(w, "./"), strings.HasPrefix(w, "../"):
+		return slash < len(w)-1 && hasLetter(w[1:])
+	}
+	last := w[slash+1:]
+	dot := strings.LastIndexByte(last, '.')
+	return slash > 0 && dot > 0 && dot < len(last)-1 && hasLetter(last[dot+1:]) && hasLetter(w[:slash])
+}
+
+func hasLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c >= 'a' && c <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+func firstLine(s string) string {
+	s = strings.TrimLeft(s, " \t\r\n")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+// clip cuts s to at most n bytes at a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// FactsByKind counts facts per kind.
+func FactsByKind(facts []Fact) [numFactKinds]int {
+	var n [numFactKinds]int
+	for _, f := range facts {
+		n[f.Kind]++
+	}
+	return n
+}
+
+// sortFacts orders facts for stable output.
+func sortFacts(f []Fact) {
+	sort.Slice(f, func(i, j int) bool {
+		if f[i].Kind != f[j].Kind {
+			return f[i].Kind < f[j].Kind
+		}
+		return f[i].Text < f[j].Text
+	})
+}

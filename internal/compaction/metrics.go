@@ -1,0 +1,284 @@
+package compaction
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// Event is one compaction a strategy performed, with its metrics.
+type Event struct {
+	Strategy string
+	// Round counts the strategy's compactions in this transcript, from 1.
+	Round int
+	// Call is the index of the API call the compaction happened before
+	// (len(Calls) for a compaction after the last call, as in ModeOnce).
+	Call int
+	// Turn is the turn of the last recorded message before the compaction.
+	Turn int
+	// Action says what was done: compact (summary), prune, mask, truncate,
+	// recorded, microcompact.
+	Action       string
+	TokensBefore int
+	TokensAfter  int
+	// CompressionRatio is (before − after) / before; LowCompression is
+	// ratio < 0.60 (BR-005).
+	CompressionRatio float64
+	LowCompression   bool
+	// Anchor* describe anchor-based selections (codelet, fspec); empty
+	// for strategies that use no anchors.
+	AnchorKind string // natural | synthetic | none
+	AnchorType string
+	AnchorRule string
+	AnchorUsed bool // the selection kept from an anchor
+	// KeptTurns are turns of the context before the compaction that still
+	// have a message after it; SummarizedTurns those that have none.
+	KeptTurns       int
+	SummarizedTurns int
+	SummaryTokens   int
+	OrphanResults   int
+	DanglingCalls   int
+	// NeedFacts are the facts dropped that the session used again later;
+	// NeedKept those the compacted context still holds.
+	NeedFacts int
+	NeedKept  int
+	// NeedDetail breaks NeedKept/NeedFacts down by kind: "path=1/2;error=0/1".
+	NeedDetail  string
+	FileRecall  *float64
+	ErrorRecall *float64
+	IntentKept  *bool
+	// TriggerTokens is the strategy's own measure when it decided to
+	// compact (its ruler, its definition: codelet's effective tokens).
+	TriggerTokens int
+	// PreTokens is the harness's own count for recorded compactions.
+	PreTokens int64
+	// SummarizerInput is what a summarizer model would have read (metric
+	// tokens), for the cost model; 0 when nothing was summarized.
+	SummarizerInput int
+}
+
+// NeedRecall is NeedKept / NeedFacts, or nil without facts.
+func (e *Event) NeedRecall() *float64 { return ratio(e.NeedKept, e.NeedFacts) }
+
+func ratio(num, den int) *float64 {
+	if den == 0 {
+		return nil
+	}
+	v := float64(num) / float64(den)
+	return &v
+}
+
+// pairing returns the tool ids of results whose call is not earlier in the
+// context (orphans) and of calls whose result is not later (dangling).
+func pairing(items []Item) (orphans, dangling map[string]bool) {
+	orphans, dangling = map[string]bool{}, map[string]bool{}
+	open := map[string]bool{}
+	for i := range items {
+		for _, b := range items[i].Msg.Blocks {
+			switch b.Kind {
+			case transcript.BlockToolUse:
+				open[b.ToolID] = true
+			case transcript.BlockToolResult:
+				if open[b.ToolID] {
+					delete(open, b.ToolID)
+				} else {
+					orphans[b.ToolID] = true
+				}
+			}
+		}
+	}
+	for id := range open {
+		dangling[id] = true
+	}
+	return orphans, dangling
+}
+
+// modifiesFiles are tool names whose path argument is a file they change.
+var modifiesFiles = map[string]bool{
+	"Edit": true, "MultiEdit": true, "Write": true, "NotebookEdit": true,
+	"edit": true, "write": true, "str_replace_editor": true, "create": true, "apply_patch": true,
+}
+
+// measure fills an event's metrics from the contexts before and after.
+func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
+	ev.TokensBefore, ev.TokensAfter = beforeTok, s.Tokens()
+	if beforeTok > 0 {
+		ev.CompressionRatio = float64(beforeTok-ev.TokensAfter) / float64(beforeTok)
+	}
+	ev.LowCompression = ev.CompressionRatio < 0.60
+	if out.Summary != "" {
+		ev.SummaryTokens = s.Metric.Text(out.Summary)
+	}
+
+	n := len(s.T.Messages)
+	verbatim := make([]bool, n)
+	present := map[int]bool{} // orig indices present in any form after
+	synth := map[int]bool{}   // synthetic ids still present after
+	var written strings.Builder
+	for i := range s.Ctx {
+		it := &s.Ctx[i]
+		if it.Orig >= 0 {
+			present[it.Orig] = true
+			if !it.Modified {
+				verbatim[it.Orig] = true
+				continue
+			}
+		} else {
+			synth[it.id] = true
+		}
+		writeText(&written, &it.Msg)
+	}
+	text := written.String()
+
+	turnsBefore, turnsAfter := map[int]bool{}, map[int]bool{}
+	for i := range before {
+		if o := before[i].Orig; o >= 0 {
+			turnsBefore[s.TurnOf[o]] = true
+		}
+	}
+	for o := range present {
+		turnsAfter[s.TurnOf[o]] = true
+	}
+	for t := range turnsBefore {
+		if turnsAfter[t] {
+			ev.KeptTurns++
+		} else {
+			ev.SummarizedTurns++
+		}
+	}
+
+	orph, dang := pairing(s.Ctx)
+	for id := range orph {
+		if !s.Lost[id] {
+			ev.OrphanResults++
+		}
+	}
+	for id := range dang {
+		if !s.Lost[id] {
+			ev.DanglingCalls++
+		}
+	}
+
+	// The dropped span: recorded messages no longer verbatim, and written
+	// messages that are gone.
+	var ex extractor
+	seen := map[Fact]bool{}
+	var dropped []Fact
+	files := map[string]bool{}
+	add := func(fs []Fact) {
+		for _, f := range fs {
+			if !seen[f] {
+				seen[f] = true
+				dropped = append(dropped, f)
+			}
+		}
+	}
+	for i := range before {
+		it := &before[i]
+		switch {
+		case it.Orig >= 0 && verbatim[it.Orig]:
+			continue
+		case it.Orig >= 0 && !it.Modified:
+			add(s.Facts.PerMsg[it.Orig])
+			for _, b := range it.Msg.Blocks {
+				if b.Kind == transcript.BlockToolUse && b.Path != "" && modifiesFiles[b.ToolName] {
+					files[b.Path] = true
+				}
+			}
+		case it.Orig < 0 && synth[it.id]:
+			continue
+		default: // a written or already modified message that is gone or changed
+			add(ex.message(&it.Msg))
+		}
+	}
+	heldFact := func(f Fact) bool {
+		return s.Facts.heldBy(f, verbatim) || strings.Contains(text, f.Text)
+	}
+	var need, kept [numFactKinds]int
+	errTotal, errKept := 0, 0
+	for _, f := range dropped {
+		held := -1
+		if f.Kind == FactError {
+			errTotal++
+			if held = b2i(heldFact(f)); held == 1 {
+				errKept++
+			}
+		}
+		if !s.Facts.NeededAfter(f, s.Cursor, n) {
+			continue
+		}
+		need[f.Kind]++
+		if held < 0 {
+			held = b2i(heldFact(f))
+		}
+		kept[f.Kind] += held
+	}
+	var detail []string
+	for k := FactKind(0); k < numFactKinds; k++ {
+		ev.NeedFacts += need[k]
+		ev.NeedKept += kept[k]
+		if need[k] > 0 {
+			detail = append(detail, k.String()+"="+strconv.Itoa(kept[k])+"/"+strconv.Itoa(need[k]))
+		}
+	}
+	ev.NeedDetail = strings.Join(detail, ";")
+	ev.ErrorRecall = ratio(errKept, errTotal)
+	fileKept := 0
+	for p := range files {
+		if heldFact(Fact{FactPath, p}) {
+			fileKept++
+		}
+	}
+	ev.FileRecall = ratio(fileKept, len(files))
+
+	// The last user intent: the latest prompt before the compaction point.
+	for p := s.Cursor - 1; p >= 0; p-- {
+		m := &s.T.Messages[p]
+		if !m.IsPrompt() {
+			continue
+		}
+		kept := verbatim[p]
+		if !kept {
+			if key := intentKey(m.Text()); key != "" {
+				kept = strings.Contains(collapseSpace(text), key)
+			}
+		}
+		ev.IntentKept = &kept
+		break
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// intentKey is what must survive of a prompt for its intent to count as
+// kept when the prompt itself is gone: its first sentence, whitespace
+// collapsed, at most 100 characters (the seeds' goal extraction).
+func intentKey(prompt string) string {
+	first := prompt
+	if ss := sentences(prompt); len(ss) > 0 {
+		first = ss[0]
+	}
+	return clip(collapseSpace(first), 100)
+}
+
+func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// writeText appends a message's visible text to b.
+func writeText(b *strings.Builder, m *transcript.Message) {
+	for _, bl := range m.Blocks {
+		switch bl.Kind {
+		case transcript.BlockToolUse:
+			b.WriteString(bl.Input)
+			b.WriteString(bl.Command)
+		default:
+			b.WriteString(bl.Text)
+		}
+		b.WriteByte('\n')
+	}
+}

@@ -1,0 +1,266 @@
+package compaction
+
+import (
+	"strings"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// Mode selects how a transcript is replayed.
+type Mode int
+
+// Modes.
+const (
+	// ModeReplay asks each strategy's trigger before every recorded call.
+	ModeReplay Mode = iota
+	// ModeOnce compacts the whole transcript once, at its end.
+	ModeOnce
+)
+
+// ParseMode reads "replay" or "once".
+func ParseMode(s string) (Mode, bool) {
+	switch s {
+	case "replay", "":
+		return ModeReplay, true
+	case "once":
+		return ModeOnce, true
+	}
+	return 0, false
+}
+
+func (m Mode) String() string {
+	if m == ModeOnce {
+		return "once"
+	}
+	return "replay"
+}
+
+// Options are the run-wide settings of a replay.
+type Options struct {
+	Mode Mode
+	// Window overrides every model's context window when > 0.
+	Window int
+	// Metric is the ruler all metrics are counted with.
+	Metric Ruler
+	// Rulers gives strategies the rulers they trigger on.
+	Rulers func(name string) (Ruler, error)
+	// Prices for the cost model (DefaultPrices when nil).
+	Prices []Price
+	// SummaryPromptTokens is the fixed prompt a summarizer call adds.
+	SummaryPromptTokens int
+	// Summarizer writes summaries (Deterministic when nil).
+	Summarizer Summarizer
+}
+
+// Run is one strategy's replay of one transcript, summed up.
+type Run struct {
+	Strategy string
+	Calls    int
+	// Window is the model window overflows are judged against.
+	Window   int
+	Overhead int
+	// Compactions counts events; Overflows counts calls whose prompt
+	// exceeded the window.
+	Compactions int
+	Overflows   int
+	// PeakContext and FinalContext are prompt sizes, overhead included:
+	// the largest over the calls, and after the whole recording.
+	PeakContext  int
+	FinalContext int
+	// TokensProcessed sums the prompts of every call.
+	TokensProcessed int64
+	// CostUSD is the simulated bill; CostRatio is CostUSD over the
+	// no-compaction replay's (nil when that is 0).
+	CostUSD   float64
+	CostRatio *float64
+	// Thrash counts compactions that freed < 10 % of the context or came
+	// within 2 calls of the previous one.
+	Thrash int
+	// MeanCompression, SyntheticAnchorRate and MeanNeedRecall average over
+	// the events (nil when no event qualifies).
+	MeanCompression     *float64
+	SyntheticAnchorRate *float64
+	MeanNeedRecall      *float64
+}
+
+// WindowFor is the context window of a model when no override is given.
+func WindowFor(model string) int {
+	switch {
+	case strings.HasPrefix(model, "claude"):
+		return 200_000
+	case strings.HasPrefix(model, "gpt-4.1"), strings.HasPrefix(model, "gpt-5"):
+		return 400_000
+	case strings.HasPrefix(model, "gpt-4o"), strings.HasPrefix(model, "gpt-4-turbo"), strings.HasPrefix(model, "o3"), strings.HasPrefix(model, "o4"):
+		return 128_000
+	case strings.HasPrefix(model, "gpt-4"):
+		return 8_192
+	}
+	return 200_000
+}
+
+// Overhead is the fixed prompt overhead of a transcript: the first recorded
+// call's real context minus the metric count of the messages before it, or
+// 0 when no call recorded usage (or the difference is negative).
+func Overhead(sh *Shared, metric Ruler) int {
+	for _, ci := range sh.Calls {
+		m := &sh.T.Messages[ci]
+		if m.Usage == nil {
+			continue
+		}
+		before := 0
+		for i := 0; i < ci; i++ {
+			before += metric.Message(&sh.T.Messages[i])
+		}
+		return max(0, int(m.Usage.Context())-before)
+	}
+	return 0
+}
+
+// Replay runs one strategy over a transcript. baselineUSD is the cost of the
+// no-compaction replay (0 to leave CostRatio nil).
+func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, baselineUSD float64) (Run, []Event) {
+	win := opt.Window
+	if win <= 0 {
+		win = WindowFor(sh.T.Model)
+	}
+	prices := opt.Prices
+	if prices == nil {
+		prices = DefaultPrices()
+	}
+	s := &Sim{Shared: sh, Overhead: overhead, Window: win, Metric: opt.Metric, Rulers: opt.Rulers,
+		Override: opt.Window, Summarizer: opt.Summarizer}
+	run := Run{Strategy: id, Calls: len(sh.Calls), Window: win, Overhead: overhead}
+	b := bill{p: priceOf(prices, sh.T.Model)}
+	rec, isRecorded := st.(recordedApplier)
+	var events []Event
+	comps := sh.T.Compactions
+
+	compact := func(trig int, out Outcome, pre int64) {
+		if out.Skip {
+			return
+		}
+		before, beforeTok := s.Ctx, s.Tokens()
+		s.replace(out.Ctx)
+		s.Round++
+		turn := 0
+		if s.Cursor > 0 {
+			turn = s.TurnOf[s.Cursor-1]
+		}
+		ev := Event{Strategy: id, Round: s.Round, Call: s.Call, Turn: turn, Action: out.Action,
+			AnchorKind: out.Anchor.Kind, AnchorType: out.Anchor.Type, AnchorRule: out.Anchor.Rule, AnchorUsed: out.Anchor.Used,
+			TriggerTokens: trig, PreTokens: pre, SummarizerInput: out.SummarizerInput}
+		measure(s, &ev, before, beforeTok, &out)
+		if out.SummarizerInput > 0 {
+			b.summarizer(out.SummarizerInput+opt.SummaryPromptTokens, ev.SummaryTokens)
+		}
+		events = append(events, ev)
+	}
+	// advance appends recorded messages up to index to; for the recorded
+	// strategy it applies each recorded compaction where it happened
+	// (before Messages[MessageIndex]).
+	advance := func(to int) {
+		for {
+			for isRecorded && len(comps) > 0 && comps[0].MessageIndex <= s.Cursor {
+				c := comps[0]
+				comps = comps[1:]
+				compact(int(c.PreTokens), rec.Recorded(s, &c), c.PreTokens)
+			}
+			if s.Cursor >= to {
+				return
+			}
+			s.append(s.Cursor + 1)
+		}
+	}
+
+	for k, ci := range sh.Calls {
+		s.Call = k
+		advance(ci)
+		if opt.Mode == ModeReplay && !isRecorded {
+			if fire, trig := st.Trigger(s); fire {
+				compact(trig, st.Compact(s), 0)
+			}
+		}
+		prompt := s.Prompt()
+		run.TokensProcessed += int64(prompt)
+		run.PeakContext = max(run.PeakContext, prompt)
+		if prompt > win {
+			run.Overflows++
+		}
+		out := 0
+		if u := sh.T.Messages[ci].Usage; u != nil {
+			out = int(u.Output)
+		}
+		b.call(prompt, s.CacheRead(), out)
+		s.called()
+	}
+	s.Call = len(sh.Calls)
+	advance(len(sh.T.Messages))
+	if opt.Mode == ModeOnce && !isRecorded {
+		_, trig := st.Trigger(s)
+		compact(trig, st.Compact(s), 0)
+	}
+	run.FinalContext = s.Prompt()
+	run.CostUSD = b.usd
+	if baselineUSD > 0 {
+		r := b.usd / baselineUSD
+		run.CostRatio = &r
+	}
+	summarize(&run, events)
+	return run, events
+}
+
+// summarize fills a run's aggregates from its events.
+func summarize(run *Run, events []Event) {
+	run.Compactions = len(events)
+	var comp, recall float64
+	nRecall, needAnchor, synthetic := 0, 0, 0
+	for i := range events {
+		ev := &events[i]
+		comp += ev.CompressionRatio
+		if r := ev.NeedRecall(); r != nil {
+			recall += *r
+			nRecall++
+		}
+		if ev.AnchorKind != "" {
+			needAnchor++
+			if ev.AnchorKind == "synthetic" {
+				synthetic++
+			}
+		}
+		if ev.CompressionRatio < 0.10 || (i > 0 && ev.Call-events[i-1].Call <= 2) {
+			run.Thrash++
+		}
+	}
+	if len(events) > 0 {
+		v := comp / float64(len(events))
+		run.MeanCompression = &v
+	}
+	run.MeanNeedRecall = ratioF(recall, nRecall)
+	run.SyntheticAnchorRate = ratio(synthetic, needAnchor)
+}
+
+func ratioF(sum float64, n int) *float64 {
+	if n == 0 {
+		return nil
+	}
+	v := sum / float64(n)
+	return &v
+}
+
+// recordedApplier is implemented by the recorded strategy: it applies the
+// compactions the recording holds, where they happened.
+type recordedApplier interface {
+	Recorded(s *Sim, c *transcript.Compaction) Outcome
+}
+
+// none never compacts: the reference replay for cost ratios.
+type none struct{}
+
+func (none) Trigger(*Sim) (bool, int) { return false, 0 }
+func (none) Compact(*Sim) Outcome     { return Outcome{Skip: true} }
+
+// Baseline replays the transcript without compaction.
+func Baseline(sh *Shared, opt *Options, overhead int) Run {
+	run, _ := Replay(sh, "none", none{}, opt, overhead, 0)
+	return run
+}

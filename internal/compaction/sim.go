@@ -1,0 +1,228 @@
+package compaction
+
+import (
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// Ruler is what the replay needs of a token ruler (tokens.Ruler has it).
+type Ruler interface {
+	Name() string
+	// Message counts a message, caching per block.
+	Message(m *transcript.Message) int
+	// Text counts fresh text, uncached.
+	Text(s string) int
+	// MessageOverhead is the ruler's framing constant per message.
+	MessageOverhead() int
+}
+
+// Item is one message of a simulated context.
+type Item struct {
+	Msg transcript.Message
+	// Orig is the message's index in the recording, or -1 for a message a
+	// strategy wrote (a summary, a continuation notice).
+	Orig int
+	// Modified marks a recorded message whose content a strategy changed
+	// (a masked or cleared tool output).
+	Modified bool
+	// id tells synthetic items apart when the cached prefix is compared.
+	id int
+}
+
+// Verbatim reports whether the item is a recorded message left as it was.
+func (it *Item) Verbatim() bool { return it.Orig >= 0 && !it.Modified }
+
+// Sim is the state of one strategy's replay over one transcript, as the
+// strategy sees it when its trigger is asked and when it compacts.
+type Sim struct {
+	*Shared
+	// Ctx is the strategy's current context (overhead excluded).
+	Ctx []Item
+	// Overhead is the fixed prompt overhead (system prompt and tools), in
+	// metric tokens.
+	Overhead int
+	// Window is the model's context window (the overflow limit).
+	Window int
+	// Metric is the run's metric ruler.
+	Metric Ruler
+	// Round is the number of compactions done so far.
+	Round int
+	// Call is the index (into Calls) of the upcoming API call; len(Calls)
+	// after the last one.
+	Call int
+	// Cursor is how many recorded messages the context has received:
+	// Messages[:Cursor] are in the past.
+	Cursor int
+	// Rulers gives other rulers by name, for strategies that trigger on
+	// their own count.
+	Rulers func(name string) (Ruler, error)
+	// Override is the --window override (0 when none): strategies with
+	// their own model tables use it instead.
+	Override int
+	// Summarizer writes summaries (Deterministic by default).
+	Summarizer Summarizer
+
+	tok    []int // metric tokens of each Ctx item
+	total  int
+	stable int // leading items unchanged since the previous call
+	nextID int
+}
+
+// Shared holds what every strategy's replay of one transcript reads: the
+// recording, its turns and calls, and the fact index.
+type Shared struct {
+	T     *transcript.Transcript
+	Turns []transcript.Turn
+	// TurnOf maps a message index to its turn index.
+	TurnOf []int
+	// Calls are the message indices of the API calls: every assistant
+	// message (the model produced it, whether or not usage was recorded).
+	Calls []int
+	Facts *FactIndex
+	// Lost are tool ids whose pairing the recording itself broke; they are
+	// not held against strategies.
+	Lost map[string]bool
+}
+
+// NewShared prepares a transcript for replay.
+func NewShared(t *transcript.Transcript) *Shared {
+	sh := &Shared{T: t, Turns: t.Turns(), Lost: map[string]bool{}}
+	sh.TurnOf = transcript.TurnOf(sh.Turns, len(t.Messages))
+	for i := range t.Messages {
+		if t.Messages[i].Role == transcript.RoleAssistant {
+			sh.Calls = append(sh.Calls, i)
+		}
+	}
+	orph, dang := pairing(originals(t.Messages))
+	for id := range orph {
+		sh.Lost[id] = true
+	}
+	for id := range dang {
+		sh.Lost[id] = true
+	}
+	sh.Facts = IndexFacts(t)
+	return sh
+}
+
+func originals(msgs []transcript.Message) []Item {
+	items := make([]Item, len(msgs))
+	for i := range msgs {
+		items[i] = Item{Msg: msgs[i], Orig: i}
+	}
+	return items
+}
+
+// Tokens is the context's size by the metric ruler (overhead excluded).
+func (s *Sim) Tokens() int { return s.total }
+
+// Prompt is the size of the prompt the upcoming call would send.
+func (s *Sim) Prompt() int { return s.Overhead + s.total }
+
+// ItemTokens is the metric size of Ctx[i].
+func (s *Sim) ItemTokens(i int) int { return s.tok[i] }
+
+// CacheRead is the simulated prompt-cache hit of the upcoming call: the
+// overhead and the leading context items unchanged since the previous call.
+// The first call reads nothing.
+func (s *Sim) CacheRead() int {
+	if s.Call == 0 {
+		return 0
+	}
+	n := s.Overhead
+	for _, t := range s.tok[:s.stable] {
+		n += t
+	}
+	return n
+}
+
+// Count is the context's size by another ruler.
+func (s *Sim) Count(r Ruler) int {
+	n := 0
+	for i := range s.Ctx {
+		n += r.Message(&s.Ctx[i].Msg)
+	}
+	return n
+}
+
+// Synthetic makes a message a strategy writes.
+func (s *Sim) Synthetic(role transcript.Role, text string) Item {
+	s.nextID++
+	return Item{Orig: -1, id: s.nextID, Msg: transcript.Message{
+		Role: role, Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: text}}}}
+}
+
+// Original returns recorded message i as a context item.
+func (s *Sim) Original(i int) Item { return Item{Msg: s.T.Messages[i], Orig: i} }
+
+// ContextTurns returns the turns of the recording whose messages the
+// context holds verbatim, in order (a turn counts when its prompt, or its
+// first message, is in the context).
+func (s *Sim) ContextTurns() []int {
+	var out []int
+	last := -1
+	for i := range s.Ctx {
+		it := &s.Ctx[i]
+		if it.Orig < 0 {
+			continue
+		}
+		if t := s.TurnOf[it.Orig]; t != last {
+			out = append(out, t)
+			last = t
+		}
+	}
+	return out
+}
+
+// append adds recorded messages [s.Cursor, to) to the context.
+func (s *Sim) append(to int) {
+	for ; s.Cursor < to; s.Cursor++ {
+		it := s.Original(s.Cursor)
+		n := s.Metric.Message(&it.Msg)
+		s.Ctx = append(s.Ctx, it)
+		s.tok = append(s.tok, n)
+		s.total += n
+	}
+}
+
+// replace installs a compacted context and works out how much of its start
+// is unchanged (the prompt-cache prefix).
+func (s *Sim) replace(ctx []Item) {
+	old := s.Ctx
+	s.Ctx = ctx
+	s.tok = make([]int, len(ctx))
+	s.total = 0
+	for i := range ctx {
+		s.tok[i] = s.Metric.Message(&ctx[i].Msg)
+		s.total += s.tok[i]
+	}
+	same := 0
+	for same < len(old) && same < len(ctx) && sameItem(&old[same], &ctx[same]) && same < s.stable {
+		same++
+	}
+	s.stable = same
+}
+
+func sameItem(a, b *Item) bool {
+	return a.Orig == b.Orig && a.Modified == b.Modified && a.id == b.id
+}
+
+// summarize runs the summarizer on a request.
+func (s *Sim) summarize(r *SummaryRequest) string {
+	if s.Summarizer == nil {
+		return r.Deterministic()
+	}
+	return s.Summarizer.Summarize(r)
+}
+
+// Modify returns a copy of a context item with new blocks, marked modified
+// and given a new identity (its cached prefix breaks once, not forever).
+func (s *Sim) Modify(it Item, blocks []transcript.Block) Item {
+	s.nextID++
+	it.Msg.Blocks = blocks
+	it.Modified = true
+	it.id = s.nextID
+	return it
+}
+
+// called marks the upcoming call as made: everything in the context is now
+// a cacheable prefix for the next one.
+func (s *Sim) called() { s.stable = len(s.Ctx) }

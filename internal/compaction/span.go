@@ -1,0 +1,233 @@
+package compaction
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// span gathers, from the messages a compaction summarizes, what the
+// deterministic summarizers write: prompts, file operations, errors, todos,
+// decisions. It reads messages as given (a summarizer that sees truncated
+// messages gets truncated facts).
+type span struct {
+	prompts     []string
+	constraints []string
+	reads       orderedSet
+	written     orderedSet
+	edited      orderedSet
+	// actions are per-file descriptions for tables: path -> last action.
+	actions     map[string]string
+	errors      orderedSet // first lines of failed tool results
+	lastError   string     // the last failed result's first line, "" if a later result succeeded
+	todos       []todo
+	decisions   orderedSet
+	commands    orderedSet
+	lastSay     string // the last assistant text
+	lastSuccess string // the last successful tool action, described
+	idents      orderedSet // identifiers the assistant wrote or passed to tools
+}
+
+// identifiers returns up to n identifiers the assistant named.
+func (sp *span) identifiers(n int) []string {
+	if len(sp.idents.list) > n {
+		return sp.idents.list[:n]
+	}
+	return sp.idents.list
+}
+
+type todo struct {
+	Content string `json:"content"`
+	Status  string `json:"status"`
+}
+
+// orderedSet keeps first-seen order.
+type orderedSet struct {
+	list []string
+	seen map[string]bool
+}
+
+func (o *orderedSet) add(s string) {
+	if s == "" {
+		return
+	}
+	if o.seen == nil {
+		o.seen = map[string]bool{}
+	}
+	if !o.seen[s] {
+		o.seen[s] = true
+		o.list = append(o.list, s)
+	}
+}
+
+func (o *orderedSet) has(s string) bool { return o.seen[s] }
+
+// File operation tool names (Claude Code, pi-mono/seed 003, OpenHands, Codex).
+var (
+	readTools  = map[string]bool{"Read": true, "read": true, "read_file": true, "view": true}
+	writeTools = map[string]bool{"Write": true, "write": true, "create": true, "write_file": true}
+	editTools  = map[string]bool{"Edit": true, "MultiEdit": true, "NotebookEdit": true, "edit": true,
+		"str_replace_editor": true, "str_replace": true, "apply_patch": true, "edit_file": true}
+)
+
+var decisionCues = []string{"i'll use ", "i will use ", "we'll use ", "decided to ", "instead of ", "chose ",
+	"going with ", "switch to ", "switching to ", "the approach is ", "let's use "}
+
+func gather(items []Item) *span {
+	sp := &span{actions: map[string]string{}}
+	names := map[string]string{}
+	var ex extractor
+	ex.seen = map[Fact]bool{}
+	idents := func(text string) {
+		ex.out = ex.out[:0]
+		ex.words(text)
+		for _, f := range ex.out {
+			if f.Kind == FactIdent {
+				sp.idents.add(f.Text)
+			}
+		}
+	}
+	for i := range items {
+		m := &items[i].Msg
+		if m.IsPrompt() {
+			p := m.Text()
+			sp.prompts = append(sp.prompts, p)
+			for _, s := range sentences(p) {
+				lower := " " + strings.ToLower(s) + " "
+				for _, cue := range constraintCues {
+					if strings.Contains(lower, " "+cue) {
+						sp.constraints = append(sp.constraints, clip(s, 200))
+						break
+					}
+				}
+			}
+		}
+		for _, b := range m.Blocks {
+			switch {
+			case b.Kind == transcript.BlockToolUse:
+				names[b.ToolID] = b.ToolName
+				switch {
+				case b.Path == "":
+				case readTools[b.ToolName]:
+					sp.reads.add(b.Path)
+					if _, ok := sp.actions[b.Path]; !ok {
+						sp.actions[b.Path] = "Read"
+					}
+				case writeTools[b.ToolName]:
+					sp.written.add(b.Path)
+					sp.actions[b.Path] = "Created"
+				case editTools[b.ToolName]:
+					sp.edited.add(b.Path)
+					if sp.actions[b.Path] != "Created" {
+						sp.actions[b.Path] = "Modified"
+					}
+				}
+				if b.ToolName == "TodoWrite" {
+					var in struct{ Todos []todo }
+					if json.Unmarshal([]byte(b.Input), &in) == nil && in.Todos != nil {
+						sp.todos = in.Todos
+					}
+				}
+				if c := firstLine(b.Command); c != "" {
+					sp.commands.add(clip(c, 200))
+				}
+				idents(b.Input)
+			case b.Kind == transcript.BlockToolResult:
+				if b.IsError {
+					if l := firstLine(b.Text); l != "" {
+						sp.errors.add(clip(l, 200))
+						sp.lastError = clip(l, 200)
+					}
+				} else {
+					sp.lastError = ""
+					if n := names[b.ToolID]; n != "" {
+						sp.lastSuccess = n
+					}
+				}
+			case b.Kind == transcript.BlockText && m.Role == transcript.RoleAssistant:
+				if t := strings.TrimSpace(b.Text); t != "" {
+					sp.lastSay = t
+					idents(t)
+					for _, s := range sentences(t) {
+						lower := strings.ToLower(s)
+						for _, cue := range decisionCues {
+							if strings.Contains(lower, cue) {
+								sp.decisions.add(clip(s, 200))
+								break
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return sp
+}
+
+// modified is edited ∪ written, sorted (seed 003).
+func (sp *span) modified() []string {
+	var out orderedSet
+	for _, p := range sp.edited.list {
+		out.add(p)
+	}
+	for _, p := range sp.written.list {
+		out.add(p)
+	}
+	return sortedCopy(out.list)
+}
+
+// readOnly is read − modified, sorted (seed 003).
+func (sp *span) readOnly() []string {
+	var out []string
+	for _, p := range sp.reads.list {
+		if !sp.edited.has(p) && !sp.written.has(p) {
+			out = append(out, p)
+		}
+	}
+	return sortedCopy(out)
+}
+
+func (sp *span) openTodos() []todo {
+	var out []todo
+	for _, t := range sp.todos {
+		if t.Status != "completed" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (sp *span) doneTodos() []string {
+	var out []string
+	for _, t := range sp.todos {
+		if t.Status == "completed" {
+			out = append(out, t.Content)
+		}
+	}
+	return out
+}
+
+// firstSentence is the text up to the first '.', clipped (the seeds'
+// split('.')[0]).
+func firstSentence(s string, n int) string {
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		s = s[:i]
+	}
+	return clipRunes(strings.TrimSpace(s), n)
+}
+
+// clipRunes keeps at most n characters (the seeds' chars().take(n)).
+func clipRunes(s string, n int) string {
+	if n <= 0 {
+		return s
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}

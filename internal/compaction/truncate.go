@@ -1,0 +1,57 @@
+package compaction
+
+// TruncateParams configure the truncate baseline.
+type TruncateParams struct {
+	// TriggerFraction of the window fires the trigger.
+	TriggerFraction float64 `yaml:"trigger_fraction"`
+	// TargetFraction of the window is what truncation drops down to.
+	TargetFraction float64 `yaml:"target_fraction"`
+}
+
+func init() {
+	register(Spec{
+		ID: "truncate", Source: "baseline",
+		Doc:    "drop the oldest whole turns until under budget; no summary (the floor every strategy must beat)",
+		Params: func() any { return &TruncateParams{TriggerFraction: 0.9, TargetFraction: 0.6} },
+		New:    func(p any) Strategy { return &truncate{p: *p.(*TruncateParams)} },
+	})
+}
+
+type truncate struct{ p TruncateParams }
+
+func (t *truncate) Trigger(s *Sim) (bool, int) {
+	return float64(s.Prompt()) > t.p.TriggerFraction*float64(s.Window), s.Prompt()
+}
+
+// Compact drops whole turns, oldest first, keeping at least the last one,
+// until the prompt fits TargetFraction of the window. Dropping whole turns
+// keeps every tool call with its result.
+func (t *truncate) Compact(s *Sim) Outcome {
+	target := int(t.p.TargetFraction * float64(s.Window))
+	size := s.Prompt()
+	cut := 0 // first item kept
+	for cut < len(s.Ctx) && size > target {
+		// the end of the turn that starts at cut
+		end := cut + 1
+		for end < len(s.Ctx) && !startsTurn(s, end) {
+			end++
+		}
+		if end >= len(s.Ctx) {
+			break // never drop the last turn
+		}
+		for i := cut; i < end; i++ {
+			size -= s.ItemTokens(i)
+		}
+		cut = end
+	}
+	if cut == 0 {
+		return Outcome{Skip: true}
+	}
+	return Outcome{Ctx: append([]Item(nil), s.Ctx[cut:]...), Action: "truncate"}
+}
+
+// startsTurn reports whether context item i opens a turn of the recording.
+func startsTurn(s *Sim, i int) bool {
+	it := &s.Ctx[i]
+	return it.Orig >= 0 && it.Msg.IsPrompt()
+}
