@@ -1,6 +1,8 @@
 package tokens
 
 import (
+	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -105,5 +107,22 @@ func TestQuantile(t *testing.T) {
 	s := AbsErrStats([]float64{-0.1, 0.2, -0.3, 0.05})
 	if s.N != 4 || s.Median != 0.15000000000000002 && s.Median != 0.15 {
 		t.Errorf("AbsErrStats = %+v", s)
+	}
+}
+
+func TestErrStatsJSON(t *testing.T) {
+	data, err := json.Marshal(AbsErrStats(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != `{"n":0,"median_abs_err":null,"p95_abs_err":null}` {
+		t.Errorf("empty stats = %s", data)
+	}
+	var back ErrStats
+	if err := json.Unmarshal([]byte(`{"n":2,"median_abs_err":0.5,"p95_abs_err":null}`), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.N != 2 || back.Median != 0.5 || !math.IsNaN(back.P95) {
+		t.Errorf("decoded %+v", back)
 	}
 }
