@@ -24,8 +24,8 @@ type span struct {
 	todos       []todo
 	decisions   orderedSet
 	commands    orderedSet
-	lastSay     string // the last assistant text
-	lastSuccess string // the last successful tool action, described
+	lastSay     string     // the last assistant text
+	lastSuccess string     // the last successful tool action, described
 	idents      orderedSet // identifiers the assistant wrote or passed to tools
 }
 
