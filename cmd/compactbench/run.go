@@ -180,6 +180,9 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 			if err := report.RulerTable(stdout, sum); err != nil {
 				return err
 			}
+			if err := report.StrategyTable(stdout, sum); err != nil {
+				return err
+			}
 		}
 		fmt.Fprintf(stderr, "read %d files (%.1f MB) in %v: %d transcripts, %d problems; outputs in %s\n",
 			len(files), float64(total)/1e6, elapsed.Round(time.Millisecond), sum.Corpus.Transcripts, sum.Corpus.Problems, opts.Out)

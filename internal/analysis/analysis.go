@@ -26,6 +26,8 @@ type Config struct {
 	// Anchors is the overhead anchoring of the calls table: "segments"
 	// (default) or "first" (tokens.Anchoring).
 	Anchors string `json:"anchors,omitempty"`
+	// Replay selects and shapes the compaction strategies.
+	Replay ReplayConfig `json:"replay"`
 }
 
 // Result is everything one transcript contributes to the outputs.
@@ -38,6 +40,9 @@ type Result struct {
 	// Boundaries its recorded compactions with the rulers' estimates.
 	Calls      []CallRow
 	Boundaries []BoundaryRow
+	// Runs and Events are the strategies' replays of the transcript.
+	Runs   []RunRow
+	Events []EventRow
 }
 
 // TranscriptRow is a row of the transcripts table: one per transcript read.
@@ -93,6 +98,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})
 	}
 	r.Calls, r.Boundaries = callRows(t, cfg)
+	r.Runs, r.Events = replayRows(t, cfg)
 	return r
 }
 

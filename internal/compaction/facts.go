@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 
@@ -18,13 +19,14 @@ import (
 //     part has an extension), or a bare file name with a common source or
 //     config extension (auth.go, package.json); plus the path field of every
 //     tool call;
-//   - ident: an identifier of code: camelCase or PascalCase with at least two
-//     humps, or snake_case / SCREAMING_CASE with an inner underscore, five
-//     characters or more (parseConfig, TokenRuler, get_user, MAX_RETRIES);
+//   - ident: an identifier of code, five characters or more: camelCase or
+//     PascalCase (a lower-case letter followed by an upper-case one), or
+//     snake_case / SCREAMING_CASE with an inner underscore (parseConfig,
+//     TokenRuler, get_user, MAX_RETRIES); JSON keys are not facts;
 //   - url: a word starting with http:// or https://;
 //   - error: the first line of a failed tool result, and lines of any tool
 //     output that name an error (error, exception, traceback, panic, fatal,
-//     failed), at most five per output, 8–300 characters;
+//     fail, in any case), at most five per output, 8–300 characters;
 //   - command: the first line of a shell command a tool call ran;
 //   - constraint: a sentence of a user prompt that sets a rule ("don't …",
 //     "never …", "always …", "must …", "make sure …", "avoid …", "only …",
@@ -38,8 +40,10 @@ import (
 // context holds it: a recorded message kept verbatim that contains it, or
 // text the strategy wrote (a summary) containing it as a substring.
 //
-// Matching is exact (case-sensitive, as written): a summary that shortens
-// /home/u/p/auth.go to auth.go keeps the fact auth.go, not the full path.
+// Matching is case-sensitive and as written, with one leniency: a path is
+// also kept when its file name (with an extension) is held, since a summary
+// that says auth.go still lets the agent find /home/u/p/auth.go. A later
+// occurrence must be exact.
 
 // FactKind is the kind of a fact.
 type FactKind uint8
@@ -84,6 +88,7 @@ func IndexFacts(t *transcript.Transcript) *FactIndex {
 	ix := &FactIndex{PerMsg: make([][]Fact, len(t.Messages)), occ: map[Fact][]int32{}, lines: map[string][]int32{}}
 	var ex extractor
 	for i := range t.Messages {
+		ex.lineFn = func(line string) { ix.lines[line] = appendOnce(ix.lines[line], int32(i)) }
 		facts := ex.message(&t.Messages[i])
 		ix.PerMsg[i] = facts
 		for _, f := range facts {
@@ -91,9 +96,6 @@ func IndexFacts(t *transcript.Transcript) *FactIndex {
 				ix.occ[f] = appendOnce(ix.occ[f], int32(i))
 			}
 		}
-		ex.eachLine(&t.Messages[i], func(line string) {
-			ix.lines[line] = appendOnce(ix.lines[line], int32(i))
-		})
 	}
 	return ix
 }
@@ -145,23 +147,30 @@ func ExtractFacts(m *transcript.Message) []Fact {
 
 // extractor finds facts; it reuses its scratch maps between messages.
 type extractor struct {
-	seen map[Fact]bool
-	out  []Fact
+	// seen dedupes facts within a message: a fact is seen when its stamp
+	// equals gen (no clearing between messages).
+	seen  map[Fact]uint32
+	gen   uint32
+	out   []Fact
+	lower []byte // scratch for case folding
+	// lineFn, when set, receives every line that can be a line fact
+	// (commands, error-looking lines), for the occurrence index.
+	lineFn func(string)
 }
 
 func (ex *extractor) add(k FactKind, s string) {
 	f := Fact{k, s}
-	if !ex.seen[f] {
-		ex.seen[f] = true
+	if ex.seen[f] != ex.gen {
+		ex.seen[f] = ex.gen
 		ex.out = append(ex.out, f)
 	}
 }
 
 func (ex *extractor) message(m *transcript.Message) []Fact {
 	if ex.seen == nil {
-		ex.seen = map[Fact]bool{}
+		ex.seen = map[Fact]uint32{}
 	}
-	clear(ex.seen)
+	ex.gen++
 	ex.out = nil
 	for i := range m.Blocks {
 		b := &m.Blocks[i]
@@ -172,13 +181,20 @@ func (ex *extractor) message(m *transcript.Message) []Fact {
 				ex.add(FactPath, b.Path)
 			}
 			if c := firstLine(b.Command); len(c) >= 2 {
-				ex.add(FactCommand, clip(c, 300))
+				c = clip(c, 300)
+				ex.add(FactCommand, c)
+				if ex.lineFn != nil {
+					ex.lineFn(c)
+				}
 			}
 		case transcript.BlockToolResult:
 			ex.words(b.Text)
-			ex.errorLines(b.Text, b.IsError)
+			ex.errorLines(b.Text, b.IsError, 5)
 		default:
 			ex.words(b.Text)
+			if ex.lineFn != nil {
+				ex.errorLines(b.Text, false, 0)
+			}
 			if m.Role == transcript.RoleUser && !m.IsMeta && b.Kind == transcript.BlockText {
 				ex.constraints(b.Text)
 			}
@@ -187,43 +203,17 @@ func (ex *extractor) message(m *transcript.Message) []Fact {
 	return ex.out
 }
 
-// eachLine calls fn with every distinct trimmed line (8–300 characters) of
-// the message, and with every command's first line.
-func (ex *extractor) eachLine(m *transcript.Message, fn func(string)) {
-	for i := range m.Blocks {
-		b := &m.Blocks[i]
-		if b.Kind == transcript.BlockToolUse {
-			if c := firstLine(b.Command); len(c) >= 2 {
-				fn(clip(c, 300))
-			}
-			continue
-		}
-		text := b.Text
-		for len(text) > 0 {
-			j := strings.IndexByte(text, '\n')
-			var line string
-			if j < 0 {
-				line, text = text, ""
-			} else {
-				line, text = text[:j], text[j+1:]
-			}
-			line = strings.TrimSpace(line)
-			if len(line) >= 8 && len(line) <= 300 {
-				fn(line)
-			}
-		}
-	}
-}
-
-// errorLines adds the first line of a failed output and error-looking lines.
-func (ex *extractor) errorLines(text string, failed bool) {
+// errorLines adds the first line of a failed output and up to limit
+// error-looking lines as facts, and passes every error-looking line to
+// lineFn.
+func (ex *extractor) errorLines(text string, failed bool, limit int) {
 	if failed {
 		if l := strings.TrimSpace(firstLine(text)); len(l) >= 8 && len(l) <= 300 {
 			ex.add(FactError, l)
 		}
 	}
 	n := 0
-	for len(text) > 0 && n < 5 {
+	for len(text) > 0 && (n < limit || ex.lineFn != nil) {
 		j := strings.IndexByte(text, '\n')
 		var line string
 		if j < 0 {
@@ -231,21 +221,37 @@ func (ex *extractor) errorLines(text string, failed bool) {
 		} else {
 			line, text = text[:j], text[j+1:]
 		}
-		line = strings.TrimSpace(line)
-		if len(line) < 8 || len(line) > 300 || !looksLikeError(line) {
+		if len(line) < 8 {
 			continue
 		}
-		ex.add(FactError, line)
-		n++
+		line = strings.TrimSpace(line)
+		if len(line) < 8 || len(line) > 300 || !ex.looksLikeError(line) {
+			continue
+		}
+		if ex.lineFn != nil {
+			ex.lineFn(line)
+		}
+		if n < limit {
+			ex.add(FactError, line)
+			n++
+		}
 	}
 }
 
-var errorWords = []string{"error", "exception", "traceback", "panic", "fatal", "failed"}
+var errorWords = []string{"error", "exception", "traceback", "panic", "fatal", "fail"}
 
-func looksLikeError(line string) bool {
-	lower := strings.ToLower(line)
+// looksLikeError reports whether a line names an error, ignoring ASCII case.
+func (ex *extractor) looksLikeError(line string) bool {
+	ex.lower = ex.lower[:0]
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		ex.lower = append(ex.lower, c)
+	}
 	for _, w := range errorWords {
-		if strings.Contains(lower, w) {
+		if bytes.Contains(ex.lower, []byte(w)) {
 			return true
 		}
 	}
@@ -287,38 +293,69 @@ func sentences(text string) []string {
 // words scans text for path, identifier and URL words.
 func (ex *extractor) words(text string) {
 	for i := 0; i < len(text); {
-		for i < len(text) && isSep(text[i]) {
+		for i < len(text) && sepTable[text[i]] {
 			i++
 		}
 		j := i
-		for j < len(text) && !isSep(text[j]) {
+		// Only words with a slash, backslash, dot, colon, underscore or an
+		// upper-case letter after a lower-case one can be facts.
+		interesting := false
+		for j < len(text) {
+			c := text[j]
+			if sepTable[c] {
+				break
+			}
+			switch {
+			case c == '/' || c == '\\' || c == '.' || c == ':' || c == '_':
+				interesting = true
+			case c >= 'A' && c <= 'Z' && j > i && text[j-1] >= 'a' && text[j-1] <= 'z':
+				interesting = true
+			}
 			j++
 		}
-		if j > i {
+		// A JSON key ("file_path": ...) is structure, not a fact.
+		key := j+1 < len(text) && text[j] == '"' && text[j+1] == ':'
+		if interesting && !key && j-i >= 3 {
 			ex.word(text[i:j])
 		}
 		i = j
 	}
 }
 
-// isSep ends a word: whitespace, quotes, brackets and punctuation that do not
-// occur inside paths, URLs or identifiers.
-func isSep(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '\r', '"', '\'', '`', '(', ')', '[', ']', '{', '}', '<', '>', ',', ';', '|', '=', '*', '!', '^':
-		return true
+// sepTable marks bytes that end a word: whitespace, quotes, brackets and
+// punctuation that do not occur inside paths, URLs or identifiers.
+var sepTable = func() (t [256]bool) {
+	for c := 0; c < ' '; c++ {
+		t[c] = true
 	}
-	return c < ' '
-}
+	for _, c := range " \t\n\r\"'`()[]{}<>,;|=*!^" {
+		t[c] = true
+	}
+	return t
+}()
 
 func (ex *extractor) word(w string) {
-	w = strings.TrimRight(w, ".:?")
-	w = strings.TrimLeft(w, ":")
+	for len(w) > 0 {
+		if c := w[len(w)-1]; c == '.' || c == ':' || c == '?' {
+			w = w[:len(w)-1]
+			continue
+		}
+		break
+	}
+	for len(w) > 0 && w[0] == ':' {
+		w = w[1:]
+	}
 	if len(w) < 3 {
 		return
 	}
 	if strings.HasPrefix(w, "http://") || strings.HasPrefix(w, "https://") {
 		ex.add(FactURL, clip(w, 300))
+		return
+	}
+	w = stripLineSuffix(w)
+	if k := strings.Index(w, "::"); k > 0 { // tests/a.py::test_x, pkg::mod::f
+		ex.word(w[:k])
+		ex.word(w[k+2:])
 		return
 	}
 	if isPath(w) {
@@ -341,12 +378,30 @@ func (ex *extractor) word(w string) {
 	}
 }
 
+// stripLineSuffix drops a ":line" or ":line:col" position (auth.go:42,
+// src/main.rs:4:5), as compilers and test runners print it.
+func stripLineSuffix(w string) string {
+	for {
+		i := strings.LastIndexByte(w, ':')
+		if i <= 0 || i == len(w)-1 {
+			return w
+		}
+		for _, c := range w[i+1:] {
+			if c < '0' || c > '9' {
+				return w
+			}
+		}
+		w = w[:i]
+	}
+}
+
 func isIdent(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// isCodeIdent accepts camelCase/PascalCase with two humps or more and names
-// with an inner underscore; it rejects plain words and numbers.
+// isCodeIdent accepts camelCase/PascalCase (a lower-case letter followed by
+// an upper-case one) and names with an inner underscore and three letters;
+// it rejects plain words and numbers.
 func isCodeIdent(s string) bool {
 	if s[0] >= '0' && s[0] <= '9' {
 		return false
@@ -367,7 +422,7 @@ func isCodeIdent(s string) bool {
 			humps++
 		}
 	}
-	return humps >= 1 && (humps >= 2 || s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z')
+	return humps >= 1
 }
 
 // codeExts are extensions that make a bare file name a path fact.
@@ -386,7 +441,10 @@ func isPath(w string) bool {
 	if len(w) >= 3 && w[1] == ':' && (w[2] == '\\' || w[2] == '/') && (w[0]|0x20 >= 'a' && w[0]|0x20 <= 'z') {
 		return len(w) > 3
 	}
-	slash := strings.LastIndexAny(w, "/\\")
+	slash := strings.LastIndexByte(w, '/')
+	if b := strings.LastIndexByte(w, '\\'); b > slash {
+		slash = b
+	}
 	if slash < 0 {
 		dot := strings.LastIndexByte(w, '.')
 		return dot >= 2 && codeExts[w[dot+1:]] && hasLetter(w[:dot])

@@ -44,7 +44,23 @@ func observations(ctx []Item) [][2]int {
 }
 
 // isMasked reports whether block j of the item was masked already.
-func isMasked(it *Item, j int) bool { return it.Modified && it.Msg.Blocks[j].InjectedKind == "masked" }
+func isMasked(it *Item, j int) bool { return it.Modified && it.Msg.Blocks[j].InjectedKind == placeholderMasked }
+
+// Markers on tool results whose content a strategy replaced (kept in the
+// block's InjectedKind, which tool results do not otherwise use).
+const (
+	placeholderMasked  = "masked"
+	placeholderPruned  = "pruned"
+	placeholderCleared = "cleared"
+)
+
+func isPlaceholder(b *transcript.Block) bool {
+	switch b.InjectedKind {
+	case placeholderMasked, placeholderPruned, placeholderCleared:
+		return true
+	}
+	return false
+}
 
 // Trigger fires whenever more than Keep observations are unmasked: masking
 // is applied continuously, before every call, as in the paper.
@@ -68,8 +84,7 @@ func (m *mask) Compact(s *Sim) Outcome {
 	for i, blocks := range old {
 		nb := append([]transcript.Block(nil), ctx[i].Msg.Blocks...)
 		for _, j := range blocks {
-			nb[j] = placeholderResult(nb[j], fmt.Sprintf(m.p.Placeholder, strings.Count(nb[j].Text, "\n")+1))
-			nb[j].InjectedKind = "masked"
+			nb[j] = placeholderResult(nb[j], fmt.Sprintf(m.p.Placeholder, strings.Count(nb[j].Text, "\n")+1), placeholderMasked)
 		}
 		ctx[i] = s.Modify(ctx[i], nb)
 	}
@@ -78,6 +93,7 @@ func (m *mask) Compact(s *Sim) Outcome {
 
 // placeholderResult is a tool result whose content was replaced: the
 // tool_use/tool_result pairing stays valid.
-func placeholderResult(b transcript.Block, text string) transcript.Block {
-	return transcript.Block{Kind: transcript.BlockToolResult, ToolID: b.ToolID, ToolName: b.ToolName, IsError: b.IsError, Text: text}
+func placeholderResult(b transcript.Block, text, marker string) transcript.Block {
+	return transcript.Block{Kind: transcript.BlockToolResult, ToolID: b.ToolID, ToolName: b.ToolName, IsError: b.IsError,
+		Text: text, InjectedKind: marker}
 }

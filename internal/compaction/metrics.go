@@ -112,9 +112,22 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	}
 
 	n := len(s.T.Messages)
-	verbatim := make([]bool, n)
-	present := map[int]bool{} // orig indices present in any form after
-	synth := map[int]bool{}   // synthetic ids still present after
+	if len(s.verbatim) != n {
+		s.verbatim = make([]bool, n)
+	}
+	verbatim := s.verbatim
+	for i := range s.Ctx {
+		if o := s.Ctx[i].Orig; o >= 0 {
+			verbatim[o] = false
+		}
+	}
+	for i := range before {
+		if o := before[i].Orig; o >= 0 {
+			verbatim[o] = false
+		}
+	}
+	present := map[int]bool{}      // orig indices present in any form after
+	unchanged := map[itemKey]bool{} // written or modified items present after
 	var written strings.Builder
 	for i := range s.Ctx {
 		it := &s.Ctx[i]
@@ -124,9 +137,8 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 				verbatim[it.Orig] = true
 				continue
 			}
-		} else {
-			synth[it.id] = true
 		}
+		unchanged[keyOf(it)] = true
 		writeText(&written, &it.Msg)
 	}
 	text := written.String()
@@ -186,14 +198,20 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 					files[b.Path] = true
 				}
 			}
-		case it.Orig < 0 && synth[it.id]:
-			continue
-		default: // a written or already modified message that is gone or changed
+		case unchanged[keyOf(it)]:
+			continue // a written or modified message still there as it was
+		default: // a written or modified message that is gone or changed again
 			add(ex.message(&it.Msg))
 		}
 	}
 	heldFact := func(f Fact) bool {
-		return s.Facts.heldBy(f, verbatim) || strings.Contains(text, f.Text)
+		if s.Facts.heldBy(f, verbatim) || strings.Contains(text, f.Text) {
+			return true
+		}
+		if base := pathBase(f); base != "" {
+			return s.Facts.heldBy(Fact{FactPath, base}, verbatim) || strings.Contains(text, base)
+		}
+		return false
 	}
 	var need, kept [numFactKinds]int
 	errTotal, errKept := 0, 0
@@ -249,6 +267,29 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	}
 }
 
+// pathBase is the file name of a path fact with a directory part, when the
+// name is distinctive enough to stand for it (it has an extension): a
+// summary that says auth.go keeps /home/u/p/auth.go. "" otherwise.
+func pathBase(f Fact) string {
+	if f.Kind != FactPath {
+		return ""
+	}
+	i := strings.LastIndexAny(f.Text, "/\\")
+	if i < 0 || i == len(f.Text)-1 {
+		return ""
+	}
+	base := f.Text[i+1:]
+	if dot := strings.LastIndexByte(base, '.'); dot <= 0 || dot == len(base)-1 {
+		return ""
+	}
+	return base
+}
+
+// itemKey identifies a context item across a compaction.
+type itemKey struct{ orig, id int }
+
+func keyOf(it *Item) itemKey { return itemKey{it.Orig, it.id} }
+
 func b2i(b bool) int {
 	if b {
 		return 1
@@ -269,9 +310,13 @@ func intentKey(prompt string) string {
 
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// writeText appends a message's visible text to b.
+// writeText appends a message's visible text to b, without the
+// placeholders strategies put in place of outputs (they hold no facts).
 func writeText(b *strings.Builder, m *transcript.Message) {
 	for _, bl := range m.Blocks {
+		if bl.Kind == transcript.BlockToolResult && isPlaceholder(&bl) {
+			continue
+		}
 		switch bl.Kind {
 		case transcript.BlockToolUse:
 			b.WriteString(bl.Input)

@@ -67,7 +67,7 @@ loop:
 			if b.Kind != transcript.BlockToolResult {
 				continue
 			}
-			if it.Modified && b.InjectedKind == "pruned" {
+			if it.Modified && b.InjectedKind == placeholderPruned {
 				break loop
 			}
 			n := r.Text(b.Text)
@@ -106,8 +106,7 @@ func (p *prune) Compact(s *Sim) Outcome {
 			nb := append([]transcript.Block(nil), ctx[i].Msg.Blocks...)
 			for _, j := range js {
 				after -= s.Metric.Text(nb[j].Text)
-				nb[j] = placeholderResult(nb[j], p.p.Placeholder)
-				nb[j].InjectedKind = "pruned"
+				nb[j] = placeholderResult(nb[j], p.p.Placeholder, placeholderPruned)
 				after += s.Metric.Text(p.p.Placeholder)
 			}
 			ctx[i] = s.Modify(ctx[i], nb)

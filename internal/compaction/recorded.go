@@ -43,7 +43,7 @@ func (r *recorded) Recorded(s *Sim, c *transcript.Compaction) Outcome {
 					if nb == nil {
 						nb = append([]transcript.Block(nil), ctx[i].Msg.Blocks...)
 					}
-					nb[j] = placeholderResult(b, r.p.Placeholder)
+					nb[j] = placeholderResult(b, r.p.Placeholder, placeholderCleared)
 				}
 			}
 			if nb != nil {

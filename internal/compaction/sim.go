@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
@@ -61,7 +62,8 @@ type Sim struct {
 	// Summarizer writes summaries (Deterministic by default).
 	Summarizer Summarizer
 
-	tok    []int // metric tokens of each Ctx item
+	tok      []int  // metric tokens of each Ctx item
+	verbatim []bool // scratch for measure, indexed by recorded message
 	total  int
 	stable int // leading items unchanged since the previous call
 	nextID int
@@ -81,6 +83,11 @@ type Shared struct {
 	// Lost are tool ids whose pairing the recording itself broke; they are
 	// not held against strategies.
 	Lost map[string]bool
+	// RuleSets are rule sets given by the caller (a rules file), by name;
+	// other names resolve to the built-in sets.
+	RuleSets map[string]*anchors.RuleSet
+
+	evals map[string]*anchors.Evaluation
 }
 
 // NewShared prepares a transcript for replay.

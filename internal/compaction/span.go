@@ -26,10 +26,10 @@ type span struct {
 	commands    orderedSet
 	lastSay     string     // the last assistant text
 	lastSuccess string     // the last successful tool action, described
-	idents      orderedSet // identifiers the assistant wrote or passed to tools
+	idents      orderedSet // identifiers the assistant wrote in its text
 }
 
-// identifiers returns up to n identifiers the assistant named.
+// identifiers returns up to n identifiers the assistant named in its text.
 func (sp *span) identifiers(n int) []string {
 	if len(sp.idents.list) > n {
 		return sp.idents.list[:n]
@@ -78,7 +78,7 @@ func gather(items []Item) *span {
 	sp := &span{actions: map[string]string{}}
 	names := map[string]string{}
 	var ex extractor
-	ex.seen = map[Fact]bool{}
+	ex.seen, ex.gen = map[Fact]uint32{}, 1
 	idents := func(text string) {
 		ex.out = ex.out[:0]
 		ex.words(text)
@@ -132,7 +132,6 @@ func gather(items []Item) *span {
 				if c := firstLine(b.Command); c != "" {
 					sp.commands.add(clip(c, 200))
 				}
-				idents(b.Input)
 			case b.Kind == transcript.BlockToolResult:
 				if b.IsError {
 					if l := firstLine(b.Text); l != "" {

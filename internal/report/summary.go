@@ -28,6 +28,8 @@ type Summary struct {
 	Corpus        Corpus `json:"corpus"`
 	// Rulers are the token rulers' errors against real usage.
 	Rulers *Rulers `json:"rulers,omitempty"`
+	// Strategies are the compaction strategies' aggregates, by id.
+	Strategies Strategies `json:"strategies"`
 }
 
 // Totals are counts summed over transcripts.
@@ -73,7 +75,7 @@ type Corpus struct {
 func newSummary(m Meta) Summary {
 	return Summary{SchemaVersion: SchemaVersion, Meta: m, Corpus: Corpus{
 		ByFormat: map[string]int64{}, ByKind: map[string]*Totals{}, IgnoredByType: map[string]int64{},
-	}, Rulers: newRulers(m.Anchors)}
+	}, Rulers: newRulers(m.Anchors), Strategies: Strategies{}}
 }
 
 func (s *Summary) add(r *analysis.Result) {
@@ -91,9 +93,11 @@ func (s *Summary) add(r *analysis.Result) {
 		c.IgnoredByType[typ] += int64(n)
 	}
 	s.Rulers.add(r)
+	s.Strategies.add(r)
 }
 
 // finish computes the aggregates that need every result (medians, rates).
 func (s *Summary) finish() {
 	s.Rulers.finish()
+	s.Strategies.finish()
 }

@@ -56,6 +56,12 @@ var tables = []func(Options) (sink, error){
 	func(o Options) (sink, error) {
 		return tableOf(o, "compact_boundaries", func(r *analysis.Result) []analysis.BoundaryRow { return r.Boundaries })
 	},
+	func(o Options) (sink, error) {
+		return tableOf(o, "runs", func(r *analysis.Result) []analysis.RunRow { return r.Runs })
+	},
+	func(o Options) (sink, error) {
+		return tableOf(o, "events", func(r *analysis.Result) []analysis.EventRow { return r.Events })
+	},
 }
 
 // Writer receives the results of a run, file by file in output order, and

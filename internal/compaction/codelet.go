@@ -1,0 +1,161 @@
+package compaction
+
+import (
+	"github.com/compactbench/compactbench/internal/anchors"
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// AnchorParams configure the anchor-point strategies, codelet (seeds 001 and
+// 002, the TypeScript reference) and fspec (seed 000, its Rust target).
+type AnchorParams struct {
+	// Rules is the rule set that detects anchors.
+	Rules string `yaml:"rules"`
+	// Threshold is the trigger's fraction of the window:
+	// effective = input − CacheDiscount × cache_read > Threshold × window.
+	Threshold     float64 `yaml:"threshold"`
+	CacheDiscount float64 `yaml:"cache_discount"`
+	// KeepTurns are the recent turns always kept (min(3, n)).
+	KeepTurns int `yaml:"keep_turns"`
+	// AutocompactBuffer sets the summarization budget: window − buffer, or
+	// 0.8 × window when the window is not larger than the buffer. The
+	// seeds compute it and pass it to the selection, which ignores it; it is
+	// listed for completeness and changes nothing.
+	AutocompactBuffer int `yaml:"autocompact_buffer"`
+	// Style is the weighted summary's format: codelet (seed 001) or fspec
+	// (seed 000: fallbacks, 500/150-character cuts).
+	Style string `yaml:"style"`
+}
+
+func init() {
+	register(Spec{
+		ID: "codelet", Source: "seeds 001/002 (TypeScript reference)",
+		Doc: "strict anchors (error-resolution, task-completion, threshold 0.9), keep last 3 turns + from most recent older anchor, weighted outcome summary, cache-aware trigger",
+		Params: func() any {
+			return &AnchorParams{Rules: "codelet", Threshold: 0.9, CacheDiscount: 0.9, KeepTurns: 3, AutocompactBuffer: 50_000, Style: "codelet"}
+		},
+		New: func(p any) Strategy { return &anchorPoint{id: "codelet", p: *p.(*AnchorParams)} },
+	})
+	register(Spec{
+		ID: "fspec", Source: "seed 000 (target state)",
+		Doc: "codelet + search/bash/synthesis rules, synthetic anchor fallback, PreservationContext summary",
+		Params: func() any {
+			return &AnchorParams{Rules: "fspec", Threshold: 0.9, CacheDiscount: 0.9, KeepTurns: 3, AutocompactBuffer: 50_000, Style: "fspec"}
+		},
+		New: func(p any) Strategy { return &anchorPoint{id: "fspec", p: *p.(*AnchorParams)} },
+	})
+}
+
+type anchorPoint struct {
+	id string
+	p  AnchorParams
+}
+
+// Trigger is codelet's shouldTriggerCompaction with effective tokens
+// (runner.ts): input − 0.9 × cache_read > floor(0.9 × window). Input is the
+// whole prompt (the seed's tracker merges cache reads into input tokens);
+// cache_read is the simulated prefix unchanged since the previous call.
+// With prompt caching working, effective tokens stay far below the
+// threshold, so this trigger seldom fires before the window overflows.
+func (a *anchorPoint) Trigger(s *Sim) (bool, int) {
+	effective := s.Prompt() - int(a.p.CacheDiscount*float64(s.CacheRead()))
+	return effective > int(a.p.Threshold*float64(s.Window)), effective
+}
+
+// Compact is selectTurnsForCompaction and the weighted summary. The
+// context's turns are its recorded turns, preceded by one turn per message
+// the strategy wrote before (a previous summary is a user message, so
+// converting the messages to a flow makes it a turn of its own, which a
+// later round summarizes like any other: codelet does not chain summaries).
+func (a *anchorPoint) Compact(s *Sim) Outcome {
+	e, err := s.evaluation(a.p.Rules)
+	if err != nil {
+		return Outcome{Skip: true}
+	}
+	// The context's turns: pseudo-turns for leading written messages, then
+	// recorded turns [first, last].
+	var pseudo []transcript.Turn
+	first := -1
+	for i := range s.Ctx {
+		it := &s.Ctx[i]
+		if it.Orig >= 0 {
+			first = s.TurnOf[it.Orig]
+			break
+		}
+		pseudo = append(pseudo, transcript.Turn{UserMessage: it.Msg.Text(), Timestamp: "written"})
+	}
+	if first < 0 {
+		return Outcome{Skip: true}
+	}
+	last := s.TurnOf[s.Cursor-1]
+	total := len(pseudo) + last - first + 1
+	keep := min(a.p.KeepTurns, total)
+	flow := e.Flow(first, last+1)
+	shift := len(pseudo) // flow turn i is context turn i+shift
+
+	info := AnchorInfo{Kind: "none"}
+	natural := flow.Natural()
+	switch {
+	case len(natural) > 0:
+		info.Kind = "natural"
+	case flow.Synthetic != nil:
+		info.Kind = "synthetic"
+	}
+	var chosen *anchors.Anchor
+	for i := range flow.Anchors {
+		an := &flow.Anchors[i]
+		if an.Turn+shift < total-keep && (chosen == nil || an.Turn > chosen.Turn) {
+			chosen = an
+		}
+	}
+	cut := total - keep // first kept context turn
+	if chosen != nil {
+		cut = chosen.Turn + shift
+		info.Used = true
+		info.Type, info.Rule = string(chosen.Type), chosen.Rule
+	} else if len(natural) > 0 {
+		info.Type, info.Rule = string(natural[len(natural)-1].Type), natural[len(natural)-1].Rule
+	} else if flow.Synthetic != nil {
+		info.Type, info.Rule = string(flow.Synthetic.Type), flow.Synthetic.Rule
+	}
+	if cut == 0 {
+		return Outcome{Skip: true, Anchor: info}
+	}
+
+	// The turns to summarize, and the context items they cover.
+	var summarize []transcript.Turn
+	summarize = append(summarize, pseudo[:min(cut, len(pseudo))]...)
+	for t := first; t < first+cut-len(pseudo); t++ {
+		summarize = append(summarize, s.Turns[t])
+	}
+	keepFrom := len(s.Ctx)
+	for i := range s.Ctx {
+		it := &s.Ctx[i]
+		if it.Orig >= 0 && s.TurnOf[it.Orig]-first+shift >= cut {
+			keepFrom = i
+			break
+		}
+	}
+	style := anchors.StyleCodelet
+	if a.p.Style == "fspec" {
+		style = anchors.StyleFSpec
+	}
+	ctxInfo := flow.Context
+	summarized := s.Ctx[:keepFrom]
+	req := &SummaryRequest{Strategy: a.id, Round: s.Round + 1, Prompt: codeletPrompt,
+		Input: func() string { return plainText(summarized) },
+		Deterministic: func() string {
+			return anchors.WeightedSummary(summarize, flow.Natural(), &ctxInfo, style)
+		}}
+	summary := s.summarize(req)
+	ctx := make([]Item, 0, len(s.Ctx)-keepFrom+1)
+	ctx = append(ctx, s.Synthetic(transcript.RoleUser, summary))
+	ctx = append(ctx, s.Ctx[keepFrom:]...)
+	in := 0
+	for i := 0; i < keepFrom; i++ {
+		in += s.ItemTokens(i)
+	}
+	return Outcome{Ctx: ctx, Action: "compact", Summary: summary, SummarizerInput: in, Anchor: info}
+}
+
+const codeletPrompt = "You are helping continue a conversation that has grown too long. Create a concise continuation summary " +
+	"that captures: the main topic/goal, key decisions, files changed, important context, current state, blockers."

@@ -1,0 +1,133 @@
+package compaction
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+func factList(facts []Fact) string {
+	var out []string
+	for _, f := range facts {
+		out = append(out, f.Kind.String()+":"+f.Text)
+	}
+	sort.Strings(out)
+	return strings.Join(out, " | ")
+}
+
+// TestExtractFacts pins the extractor on text shaped like real sessions:
+// assistant prose, test-runner output, compiler errors, shell commands.
+func TestExtractFacts(t *testing.T) {
+	text := func(role transcript.Role, s string) transcript.Message {
+		return transcript.Message{Role: role, Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: s}}}
+	}
+	result := func(failed bool, s string) transcript.Message {
+		return transcript.Message{Role: transcript.RoleTool, Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, IsError: failed, Text: s}}}
+	}
+	tests := []struct {
+		name string
+		msg  transcript.Message
+		want string
+	}{
+		{"paths, bare file names, not fractions or versions",
+			text(transcript.RoleAssistant, "Edit /home/u/proj/src/auth.go and src/db/schema.sql, see package.json (not v1.2.3, 3.14, e.g. and/or src/components)."),
+			"path:/home/u/proj/src/auth.go | path:package.json | path:src/db/schema.sql"},
+		{"Windows paths and URLs without trailing punctuation",
+			text(transcript.RoleAssistant, `Saved C:\Users\me\proj\main.py; docs at https://docs.python.org/3/library/re.html.`),
+			`path:C:\Users\me\proj\main.py | url:https://docs.python.org/3/library/re.html`},
+		{"identifiers: camel, Pascal, snake, constants; not plain words",
+			text(transcript.RoleAssistant, "Call parseConfig() then TokenRuler.Count; MAX_RETRIES=3, get_user_by_id, a Simple word, x_y."),
+			"ident:MAX_RETRIES | ident:TokenRuler | ident:get_user_by_id | ident:parseConfig"},
+		{"pytest failure: node id split at ::, error lines",
+			result(true, "FAILED tests/test_auth.py::test_login - AssertionError: assert 401 == 200\n1 failed, 3 passed in 0.12s"),
+			"error:1 failed, 3 passed in 0.12s | error:FAILED tests/test_auth.py::test_login - AssertionError: assert 401 == 200 | " +
+				"ident:AssertionError | ident:test_login | path:tests/test_auth.py"},
+		{"go test failure",
+			result(true, "Error: Exit code 1\n--- FAIL: TestLogin (0.00s)\n    auth_test.go:42: got 401\nFAIL\tgithub.com/x/auth\t0.01s"),
+			"error:--- FAIL: TestLogin (0.00s) | error:Error: Exit code 1 | error:FAIL\tgithub.com/x/auth\t0.01s | ident:TestLogin | path:auth_test.go"},
+		{"cargo error, successful output keeps its error-looking lines",
+			result(false, "error[E0308]: mismatched types\n --> src/main.rs:4:5"),
+			"error:error[E0308]: mismatched types | path:src/main.rs"},
+		{"user constraints are sentences that set rules",
+			text(transcript.RoleUser, "Please fix the bug. Don't change the public API. Always run go vet before committing.\nThanks"),
+			"constraint:Always run go vet before committing | constraint:Don't change the public API"},
+		{"JSON keys of tool inputs are not facts; commands are",
+			transcript.Message{Role: transcript.RoleAssistant, Blocks: []transcript.Block{{Kind: transcript.BlockToolUse, ToolName: "Bash",
+				Input: `{"command":"npm test -- --watch=false\necho done","run_in_background":false}`, Command: "npm test -- --watch=false\necho done"}}},
+			"command:npm test -- --watch=false"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := factList(ExtractFacts(&tc.msg)); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestNeedRecallByHand checks every event metric on a compaction worked out
+// by hand.
+func TestNeedRecallByHand(t *testing.T) {
+	b := &builder{}
+	b.user("Fix src/auth.go. Don't touch api.go.")                                   // 0
+	b.say("", "Read:r1:src/auth.go").result("r1", false, "func parseToken() {}")     // 1 2
+	b.say("parseToken is wrong.", "Bash:b1:go test ./...")                           // 3
+	b.result("b1", true, "Error: Exit code 1\n--- FAIL: TestAuth")                   // 4
+	b.say("Fixing it.", "Edit:e1:src/auth.go").result("e1", false, "updated")        // 5 6
+	b.user("Check parseToken again and rerun go test ./...")                         // 7
+	b.say("", "Bash:b2:go test ./...").result("b2", false, "ok")                     // 8 9
+	s := &Sim{Shared: NewShared(b.transcript()), Metric: ruler(t, "chars4")}
+	s.append(7)
+	before, beforeTok := s.Ctx, s.Tokens()
+	out := Outcome{Summary: "The summary mentions parseToken."}
+	s.replace([]Item{s.Synthetic(transcript.RoleUser, out.Summary), s.Original(5), s.Original(6)})
+	var ev Event
+	measure(s, &ev, before, beforeTok, &out)
+	// Dropped (messages 0–4): src/auth.go, api.go, the constraint,
+	// parseToken, TestAuth, "go test ./...", two error lines. Needed later
+	// (messages 7–9): parseToken (message 7), the command (message 8), the
+	// constraint (standing). Kept: parseToken, in the summary.
+	if ev.NeedFacts != 3 || ev.NeedKept != 1 || ev.NeedDetail != "ident=1/1;command=0/1;constraint=0/1" {
+		t.Errorf("need %d/%d %q", ev.NeedKept, ev.NeedFacts, ev.NeedDetail)
+	}
+	if ev.ErrorRecall == nil || *ev.ErrorRecall != 0 || ev.FileRecall != nil {
+		t.Errorf("error recall %v file recall %v", ev.ErrorRecall, ev.FileRecall)
+	}
+	if ev.IntentKept == nil || *ev.IntentKept {
+		t.Errorf("intent kept %v: the prompt is gone and the summary lacks \"Fix src/auth.go\"", ev.IntentKept)
+	}
+	if ev.KeptTurns != 1 || ev.SummarizedTurns != 0 || ev.OrphanResults != 0 || ev.DanglingCalls != 0 {
+		t.Errorf("turns kept %d summarized %d, orphans %d dangling %d", ev.KeptTurns, ev.SummarizedTurns, ev.OrphanResults, ev.DanglingCalls)
+	}
+	wantTok := 0
+	for _, it := range before {
+		wantTok += ruler(t, "chars4").Message(&it.Msg)
+	}
+	if ev.TokensBefore != wantTok || ev.TokensAfter != s.Tokens() || ev.CompressionRatio != float64(wantTok-s.Tokens())/float64(wantTok) {
+		t.Errorf("tokens %d → %d, ratio %v", ev.TokensBefore, ev.TokensAfter, ev.CompressionRatio)
+	}
+
+	// Keeping message 4 without its call (3) makes an orphan result; keeping
+	// the call without the result a dangling call.
+	s2 := &Sim{Shared: NewShared(b.transcript()), Metric: ruler(t, "chars4")}
+	s2.append(7)
+	before = s2.Ctx
+	s2.replace([]Item{s2.Original(4), s2.Original(5)})
+	var ev2 Event
+	measure(s2, &ev2, before, 100, &Outcome{})
+	if ev2.OrphanResults != 1 || ev2.DanglingCalls != 1 {
+		t.Errorf("orphans %d dangling %d, want 1 and 1", ev2.OrphanResults, ev2.DanglingCalls)
+	}
+	// A summary naming only the file keeps the path fact (file name rule).
+	s3 := &Sim{Shared: NewShared(b.transcript()), Metric: ruler(t, "chars4")}
+	s3.append(7)
+	before = s3.Ctx
+	s3.replace([]Item{s3.Synthetic(transcript.RoleUser, "Worked on auth.go")})
+	var ev3 Event
+	measure(s3, &ev3, before, 100, &Outcome{})
+	if ev3.FileRecall == nil || *ev3.FileRecall != 1 {
+		t.Errorf("file recall %v, want 1: src/auth.go is held as auth.go", ev3.FileRecall)
+	}
+}
