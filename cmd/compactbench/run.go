@@ -19,6 +19,7 @@ import (
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/loader"
 	"github.com/compactbench/compactbench/internal/report"
+	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
@@ -41,6 +42,10 @@ func newRunCommand() *cli.Command {
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when any input problem was found"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "never show the progress bar"},
+			&cli.StringFlag{Name: "rulers", Value: strings.Join(tokens.DefaultNames(), ","), Usage: "rulers measured in the calls table (" + strings.Join(tokens.Names(), ", ") + ", default, all)"},
+			&cli.StringFlag{Name: "ruler", Value: tokens.Calibrated, Usage: "the metric ruler"},
+			&cli.StringFlag{Name: "calibration", Usage: "factors file for the calibrated ruler (from `compactbench calibrate`)"},
+			&cli.StringFlag{Name: "anchors", Value: "segments", Usage: "overhead anchors of the calls table: first or segments"},
 		},
 		Action: func(c *cli.Context) error {
 			opts := runOptions{
@@ -50,6 +55,9 @@ func newRunCommand() *cli.Command {
 			}
 			var err error
 			if opts.Formats, err = parseFormats(c.String("format")); err != nil {
+				return err
+			}
+			if err := rulerFlags(&opts.Config, c.String("rulers"), c.String("ruler"), c.String("calibration"), c.String("anchors")); err != nil {
 				return err
 			}
 			return runCommand(c.Context, opts, c.App.Writer, c.App.ErrWriter)
@@ -120,8 +128,13 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if len(files) == 0 {
 		return usageErr("no transcript files under %s", strings.Join(opts.Paths, ", "))
 	}
+	anchors, err := opts.Config.Anchoring()
+	if err != nil {
+		return usageErr("%v", err)
+	}
 	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: report.Meta{
 		Tool: "compactbench", Version: version, ConfigHash: configHash(&opts.Config), Inputs: opts.Paths,
+		Anchors: anchors.String(),
 	}})
 	if err != nil {
 		return err
@@ -164,6 +177,9 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 			if err := report.CorpusTable(stdout, sum); err != nil {
 				return err
 			}
+			if err := report.RulerTable(stdout, sum); err != nil {
+				return err
+			}
 		}
 		fmt.Fprintf(stderr, "read %d files (%.1f MB) in %v: %d transcripts, %d problems; outputs in %s\n",
 			len(files), float64(total)/1e6, elapsed.Round(time.Millisecond), sum.Corpus.Transcripts, sum.Corpus.Problems, opts.Out)
@@ -188,4 +204,30 @@ func newProgress(stderr io.Writer, total int64, enabled bool) *progressbar.Progr
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)
+}
+
+// rulerFlags validates the ruler flags into cfg and loads a calibration
+// file.
+func rulerFlags(cfg *analysis.Config, rulers, metric, calibration, anchors string) error {
+	names, err := tokens.ParseNames(rulers)
+	if err != nil {
+		return usageErr("--rulers: %v", err)
+	}
+	if _, err := tokens.ByName(metric); err != nil {
+		return usageErr("--ruler: %v", err)
+	}
+	if _, ok := tokens.ParseAnchoring(anchors); !ok {
+		return usageErr("--anchors: want first or segments, got %q", anchors)
+	}
+	cfg.RulerNames, cfg.Ruler, cfg.Anchors = names, metric, anchors
+	if calibration != "" {
+		data, err := os.ReadFile(calibration)
+		if err != nil {
+			return usageErr("--calibration: %v", err)
+		}
+		if cfg.Calibration, err = tokens.ParseFactors(data); err != nil {
+			return usageErr("--calibration %s: %v", calibration, err)
+		}
+	}
+	return nil
 }

@@ -9,12 +9,24 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
 // Config is everything that shapes an analysis. Its canonical JSON form is
 // hashed into summary.json, so two runs with equal configs are comparable.
-type Config struct{}
+type Config struct {
+	// RulerNames are the rulers measured in the calls table (tokens.Names
+	// order); empty means tokens.DefaultNames().
+	RulerNames []string `json:"rulers,omitempty"`
+	// Ruler is the metric ruler (default calibrated).
+	Ruler string `json:"ruler,omitempty"`
+	// Calibration replaces the calibrated ruler's shipped factors.
+	Calibration *tokens.Factors `json:"calibration,omitempty"`
+	// Anchors is the overhead anchoring of the calls table: "segments"
+	// (default) or "first" (tokens.Anchoring).
+	Anchors string `json:"anchors,omitempty"`
+}
 
 // Result is everything one transcript contributes to the outputs.
 type Result struct {
@@ -22,6 +34,10 @@ type Result struct {
 	Problems   []ProblemRow
 	// IgnoredByType is the transcript's ignored-line count per record type.
 	IgnoredByType map[string]int
+	// Calls are the transcript's recorded API calls measured by each ruler;
+	// Boundaries its recorded compactions with the rulers' estimates.
+	Calls      []CallRow
+	Boundaries []BoundaryRow
 }
 
 // TranscriptRow is a row of the transcripts table: one per transcript read.
@@ -76,6 +92,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 	for _, p := range t.Problems {
 		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})
 	}
+	r.Calls, r.Boundaries = callRows(t, cfg)
 	return r
 }
 

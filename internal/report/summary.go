@@ -15,6 +15,8 @@ type Meta struct {
 	Version    string   `json:"version"`
 	ConfigHash string   `json:"config_hash"`
 	Inputs     []string `json:"inputs"`
+	// Anchors is the calls table's overhead anchoring (tokens.Anchoring).
+	Anchors string `json:"anchors,omitempty"`
 }
 
 // Summary is summary.json: run metadata, corpus totals and, as analyses are
@@ -24,6 +26,8 @@ type Summary struct {
 	SchemaVersion int    `json:"schema_version"`
 	Meta          Meta   `json:"meta"`
 	Corpus        Corpus `json:"corpus"`
+	// Rulers are the token rulers' errors against real usage.
+	Rulers *Rulers `json:"rulers,omitempty"`
 }
 
 // Totals are counts summed over transcripts.
@@ -69,7 +73,7 @@ type Corpus struct {
 func newSummary(m Meta) Summary {
 	return Summary{SchemaVersion: SchemaVersion, Meta: m, Corpus: Corpus{
 		ByFormat: map[string]int64{}, ByKind: map[string]*Totals{}, IgnoredByType: map[string]int64{},
-	}}
+	}, Rulers: newRulers(m.Anchors)}
 }
 
 func (s *Summary) add(r *analysis.Result) {
@@ -86,7 +90,10 @@ func (s *Summary) add(r *analysis.Result) {
 	for typ, n := range r.IgnoredByType {
 		c.IgnoredByType[typ] += int64(n)
 	}
+	s.Rulers.add(r)
 }
 
 // finish computes the aggregates that need every result (medians, rates).
-func (s *Summary) finish() {}
+func (s *Summary) finish() {
+	s.Rulers.finish()
+}

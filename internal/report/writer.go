@@ -50,6 +50,12 @@ var tables = []func(Options) (sink, error){
 	func(o Options) (sink, error) {
 		return tableOf(o, "problems", func(r *analysis.Result) []analysis.ProblemRow { return r.Problems })
 	},
+	func(o Options) (sink, error) {
+		return tableOf(o, "calls", func(r *analysis.Result) []analysis.CallRow { return r.Calls })
+	},
+	func(o Options) (sink, error) {
+		return tableOf(o, "compact_boundaries", func(r *analysis.Result) []analysis.BoundaryRow { return r.Boundaries })
+	},
 }
 
 // Writer receives the results of a run, file by file in output order, and

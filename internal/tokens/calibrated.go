@@ -1,0 +1,246 @@
+package tokens
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// Factors parameterise the calibrated ruler. A block's count is the sum of
+// its class's tokens-per-byte factor times its byte length and the structural
+// constants it carries, rounded to an integer; a message adds Message.
+//
+// Content classes (REFERENCE.md §A.11–12):
+//
+//   - text blocks (user prompts, assistant replies, harness notes written as
+//     user text, summaries): Prose per byte;
+//   - injected blocks (attachment records rendered into the prompt): Injected;
+//   - thinking with visible text: Thinking per byte of the text; the
+//     signature of such a block is not counted (in the data its length
+//     follows the text's: ~250 + 1.3 bytes per text byte);
+//   - thinking with empty text (encrypted or redacted): Signature per byte of
+//     the signature (or of redacted_thinking data);
+//   - tool_use: ToolInput per byte of name + JSON input, plus ToolCall, plus
+//     ToolParam per top-level key of the input (the API renders each
+//     parameter with its own markup);
+//   - tool_result: ToolOutput per byte of its text, plus ToolResult, plus
+//     Image per image it carries;
+//   - image blocks: Image per image, whatever its size (the transcript keeps
+//     no pixel dimensions).
+//
+// Bytes rather than characters: multi-byte scripts cost more tokens per
+// character, and their byte length tracks that better than rune counts.
+type Factors struct {
+	Prose      float64 `json:"prose"`
+	Injected   float64 `json:"injected"`
+	Thinking   float64 `json:"thinking"`
+	Signature  float64 `json:"signature"`
+	ToolInput  float64 `json:"tool_input"`
+	ToolOutput float64 `json:"tool_output"`
+	Message    float64 `json:"message"`
+	ToolCall   float64 `json:"tool_call"`
+	ToolParam  float64 `json:"tool_param"`
+	ToolResult float64 `json:"tool_result"`
+	Image      float64 `json:"image"`
+	// Fit says where the factors come from; informational.
+	Fit *FitInfo `json:"fit,omitempty"`
+}
+
+// feature indices: Factors as a vector, in field order.
+const (
+	fProse = iota
+	fInjected
+	fThinking
+	fSignature
+	fToolInput
+	fToolOutput
+	fMessage
+	fToolCall
+	fToolParam
+	fToolResult
+	fImage
+	nFeatures
+)
+
+// featureNames are the JSON names of the factors, by feature index.
+var featureNames = [nFeatures]string{"prose", "injected", "thinking", "signature", "tool_input", "tool_output",
+	"message", "tool_call", "tool_param", "tool_result", "image"}
+
+type features [nFeatures]float64
+
+func (f *Factors) vector() features {
+	return features{f.Prose, f.Injected, f.Thinking, f.Signature, f.ToolInput, f.ToolOutput,
+		f.Message, f.ToolCall, f.ToolParam, f.ToolResult, f.Image}
+}
+
+func (f *Factors) setVector(v features) {
+	f.Prose, f.Injected, f.Thinking, f.Signature, f.ToolInput, f.ToolOutput = v[0], v[1], v[2], v[3], v[4], v[5]
+	f.Message, f.ToolCall, f.ToolParam, f.ToolResult, f.Image = v[6], v[7], v[8], v[9], v[10]
+}
+
+// Validate reports factors that cannot be used: negative or not finite.
+func (f *Factors) Validate() error {
+	v := f.vector()
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			return fmt.Errorf("calibration factor %s = %v: want a finite number >= 0", featureNames[i], x)
+		}
+	}
+	return nil
+}
+
+// blockFeatures adds the calibrated model's raw quantities of one block to v.
+func blockFeatures(b *transcript.Block, v *features) {
+	switch b.Kind {
+	case transcript.BlockText:
+		v[fProse] += float64(len(b.Text))
+	case transcript.BlockInjected:
+		v[fInjected] += float64(len(b.Text))
+	case transcript.BlockThinking:
+		if b.Text != "" {
+			v[fThinking] += float64(len(b.Text))
+		} else {
+			v[fSignature] += float64(b.SignatureLen)
+		}
+	case transcript.BlockToolUse:
+		v[fToolInput] += float64(len(b.ToolName) + len(b.Input))
+		v[fToolCall]++
+		v[fToolParam] += float64(topLevelKeys(b.Input))
+	case transcript.BlockToolResult:
+		v[fToolOutput] += float64(len(b.Text))
+		v[fToolResult]++
+		v[fImage] += float64(b.Images)
+	case transcript.BlockImage:
+		v[fImage] += float64(b.Images)
+	}
+}
+
+// topLevelKeys counts the keys of a JSON object text at depth one, without
+// decoding it. Anything that is not an object has none.
+func topLevelKeys(s string) int {
+	depth, n := 0, 0
+	inStr, esc, key := false, false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+			if depth == 1 && key {
+				n++
+				key = false
+			}
+		case '{', '[':
+			depth++
+			if depth == 1 && c == '{' {
+				key = true
+			}
+		case '}', ']':
+			depth--
+		case ',':
+			if depth == 1 {
+				key = true
+			}
+		}
+	}
+	return n
+}
+
+// calibrated is the counter of the calibrated ruler.
+type calibrated struct {
+	f   features
+	msg int
+}
+
+func (c *calibrated) message() int { return c.msg }
+
+func (c *calibrated) block(b *transcript.Block) int {
+	var v features
+	blockFeatures(b, &v)
+	s := 0.0
+	for i := range v {
+		s += c.f[i] * v[i]
+	}
+	return int(math.Round(s))
+}
+
+// NewCalibrated returns the calibrated ruler with the given factors. It uses
+// the calibrated cache slot: within a run, use one set of factors (or
+// Uncached for a second one).
+func NewCalibrated(f *Factors) *Ruler {
+	c := &calibrated{f: f.vector()}
+	c.f[fMessage] = 0
+	c.msg = int(math.Round(f.Message))
+	return &Ruler{name: Calibrated, slot: slotCalibrated, c: c}
+}
+
+//go:embed default_factors.json
+var defaultFactorsJSON []byte
+
+var defaultFactors = mustParse(defaultFactorsJSON)
+
+func mustParse(data []byte) *Factors {
+	f, err := ParseFactors(data)
+	if err != nil {
+		panic("tokens: embedded default_factors.json: " + err.Error())
+	}
+	return f
+}
+
+// DefaultFactors returns a copy of the shipped factors, fitted with
+// `compactbench calibrate` on real Claude Code sessions (see the file's fit
+// section for the corpus and the errors measured).
+func DefaultFactors() *Factors {
+	f := *defaultFactors
+	return &f
+}
+
+// ParseFactors reads a factors file written by `compactbench calibrate`.
+func ParseFactors(data []byte) (*Factors, error) {
+	var f Factors
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("calibration factors: %w", err)
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// MarshalFactors renders factors as the indented JSON calibrate writes.
+func MarshalFactors(f *Factors) ([]byte, error) {
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+// NamedFactor is one factor with its JSON name.
+type NamedFactor struct {
+	Name  string
+	Value float64
+}
+
+// Named lists the factors in file order.
+func (f *Factors) Named() []NamedFactor {
+	v := f.vector()
+	out := make([]NamedFactor, nFeatures)
+	for i := range v {
+		out[i] = NamedFactor{featureNames[i], v[i]}
+	}
+	return out
+}

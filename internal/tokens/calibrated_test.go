@@ -1,0 +1,128 @@
+package tokens
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+func TestTopLevelKeys(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{``, 0},
+		{`{}`, 0},
+		{`{"command":"ls"}`, 1},
+		{`{"command":"ls","description":"list"}`, 2},
+		{`{"a":{"b":1,"c":2},"d":[{"e":1}]}`, 2},
+		{`{"text":"a \"quoted\", comma: {x}","n":1}`, 2},
+		{`{"path":"C:\\dir\\","x":1}`, 2},
+		{`[1,2,3]`, 0},
+		{`"just a string"`, 0},
+		{`{ "spaced" : 1 , "b" : 2 }`, 2},
+	} {
+		if got := topLevelKeys(tc.in); got != tc.want {
+			t.Errorf("topLevelKeys(%s) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestCalibratedBlocks(t *testing.T) {
+	f := &Factors{Prose: 0.25, Injected: 0.5, Thinking: 0.3, Signature: 0.2, ToolInput: 0.4, ToolOutput: 0.3,
+		Message: 3.4, ToolCall: 10, ToolParam: 7, ToolResult: 2, Image: 1500}
+	r := NewCalibrated(f).Uncached()
+	for _, tc := range []struct {
+		name string
+		b    transcript.Block
+		want int
+	}{
+		{"text 10 bytes", transcript.Block{Kind: transcript.BlockText, Text: "0123456789"}, 3}, // 2.5 → 3
+		{"text counts bytes", transcript.Block{Kind: transcript.BlockText, Text: "你好"}, 2},     // 6 bytes → 1.5 → 2
+		{"injected", transcript.Block{Kind: transcript.BlockInjected, Text: "0123456789"}, 5},  // 5
+		{"visible thinking ignores signature", transcript.Block{Kind: transcript.BlockThinking, Text: "0123456789", SignatureLen: 500}, 3},
+		{"encrypted thinking by signature", transcript.Block{Kind: transcript.BlockThinking, SignatureLen: 1000}, 200},
+		// 0.4 × (4+36) + 10 + 7 × 2 = 16 + 24 = 40
+		{"tool_use", transcript.Block{Kind: transcript.BlockToolUse, ToolName: "Bash", Input: `{"command":"ls","description":"list"}`}, 40},
+		// 0.3 × 20 + 2 + 1500 = 1508
+		{"tool_result with image", transcript.Block{Kind: transcript.BlockToolResult, Text: "01234567890123456789", Images: 1}, 1508},
+		{"image block", transcript.Block{Kind: transcript.BlockImage, Images: 1, ImageBytes: 5000}, 1500},
+	} {
+		b := tc.b
+		if got := r.Block(&b); got != tc.want {
+			t.Errorf("%s = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	if got := r.MessageOverhead(); got != 3 {
+		t.Errorf("message overhead = %d, want 3 (3.4 rounded)", got)
+	}
+	m := transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: "0123456789"}}}
+	if got := r.Message(&m); got != 6 {
+		t.Errorf("message = %d, want 6", got)
+	}
+}
+
+func TestFactorsFile(t *testing.T) {
+	d := DefaultFactors()
+	if d.Fit == nil || len(d.Fit.Fitted) == 0 {
+		t.Fatalf("shipped factors carry no fit record: %+v", d)
+	}
+	if d.Prose <= 0 || d.ToolOutput <= 0 || d.ToolCall <= 0 {
+		t.Errorf("shipped factors not fitted: %+v", d)
+	}
+	data, err := MarshalFactors(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseFactors(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.vector() != d.vector() {
+		t.Errorf("round trip changed factors: %v vs %v", back.vector(), d.vector())
+	}
+	for _, bad := range []string{`{"prose": -1}`, `{"image": "x"}`, `not json`, `{"prose": 1e999}`} {
+		if _, err := ParseFactors([]byte(bad)); err == nil {
+			t.Errorf("ParseFactors(%s) accepted bad input", bad)
+		}
+	}
+	// A default factors copy is independent of the shipped one.
+	d.Prose = 99
+	if DefaultFactors().Prose == 99 {
+		t.Error("DefaultFactors returns shared state")
+	}
+}
+
+func FuzzParseFactors(f *testing.F) {
+	f.Add([]byte(`{"prose":0.3,"tool_output":0.33,"fit":{"fitted":["prose"]}}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"image":-2}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fa, err := ParseFactors(data)
+		if err != nil {
+			return
+		}
+		if fa.Validate() != nil {
+			t.Fatalf("accepted invalid factors %+v", fa)
+		}
+		// Any accepted file gives a ruler that counts without panicking.
+		r := NewCalibrated(fa).Uncached()
+		b := transcript.Block{Kind: transcript.BlockToolUse, ToolName: "x", Input: `{"a":1}`}
+		if r.Block(&b) < 0 {
+			t.Fatal("negative count")
+		}
+	})
+}
+
+func FuzzTopLevelKeys(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"a":{"b":"}"},"c":[1,{"d":2}]}`, `{"\"":1}`, `{{{`, `"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := topLevelKeys(s)
+		if n < 0 || n > strings.Count(s, `"`) {
+			t.Fatalf("topLevelKeys(%q) = %d", s, n)
+		}
+	})
+}

@@ -1,0 +1,159 @@
+package tokens
+
+import "github.com/compactbench/compactbench/internal/transcript"
+
+// Call is one recorded API call: its real context and each ruler's estimate.
+//
+// Definitions (per transcript, per ruler r):
+//
+//	conv_r(k)  = r's count of the prompt of call k: the messages before it as
+//	             the harness sent them (see walk), each message's framing
+//	             constant included, thinking of earlier turns left out for
+//	             models that strip it (StripsOldThinking)
+//	overhead_r = real(a) − conv_r(a) at the anchor call a that governs k
+//	             (the first call; with AnchorSegments also the first call
+//	             after a full compaction or a model change)
+//	est_r(k)   = overhead_r + conv_r(k)
+//	err_r(k)   = (est_r(k) − real(k)) / real(k)
+//
+// The overhead stands for the system prompt and tool definitions, which no
+// transcript records; every ruler gets its own, so a ruler is judged on the
+// conversation it counts, not on a constant it cannot know. err is 0 at an
+// anchor by construction: anchors are left out of error statistics.
+//
+// The running sums are kept incrementally (each block is counted once per
+// ruler), so a transcript costs O(blocks + calls × rulers).
+type Call struct {
+	// Index is the call's 0-based position among the transcript's calls
+	// with a usable usage record.
+	Index int
+	// Message is the index of the call's message in t.Messages.
+	Message int
+	// MessageID is the API message id; Model the model called.
+	MessageID string
+	Model     string
+	// Line is the call's first record line.
+	Line int
+	// Real is usage.Context(): input + cache_read + cache_creation.
+	Real int64
+	// Anchor marks calls that fixed the overhead (err is 0 by construction).
+	Anchor bool
+	// Complete is false when a load problem lies at or before the call's
+	// line: its real context holds content the transcript lost.
+	Complete bool
+	// Est holds overhead_r + conv_r per ruler, in the order given.
+	Est []int64
+}
+
+// Err returns (est − real)/real for ruler i.
+func (c *Call) Err(i int) float64 { return float64(c.Est[i]-c.Real) / float64(c.Real) }
+
+// Boundary is a compaction the harness recorded, with each ruler's estimate
+// of the context at that moment, to compare with the harness's own count.
+type Boundary struct {
+	// Index is the compaction's position in t.Compactions.
+	Index      int
+	Compaction *transcript.Compaction
+	// LastCall is the index (in the calls) of the last call before the
+	// event, or -1; LastReal its real context.
+	LastCall int
+	LastReal int64
+	// Est holds overhead_r + conv_r of the prompt at the event, per ruler;
+	// nil when no call preceded the event (no overhead known).
+	Est []int64
+}
+
+// Estimates are EstimateCalls' results for one transcript.
+type Estimates struct {
+	Calls      []Call
+	Boundaries []Boundary
+}
+
+// rulerSums keeps, per ruler, the running count of the prompt.
+type rulerSums struct {
+	rulers   []*Ruler
+	base     []int64 // everything but thinking
+	thinkCur []int64 // thinking of the current turn
+	thinkOld []int64 // thinking of earlier turns
+	overhead []int64
+	anchored bool
+	out      Estimates
+}
+
+func (s *rulerSums) reset() {
+	clear(s.base)
+	clear(s.thinkCur)
+	clear(s.thinkOld)
+}
+
+func (s *rulerSums) add(m *transcript.Message) {
+	for r, ru := range s.rulers {
+		s.base[r] += int64(ru.MessageOverhead())
+		for j := range m.Blocks {
+			b := &m.Blocks[j]
+			if b.Kind == transcript.BlockThinking {
+				s.thinkCur[r] += int64(ru.Block(b))
+			} else {
+				s.base[r] += int64(ru.Block(b))
+			}
+		}
+	}
+}
+
+func (s *rulerSums) turn() {
+	for r := range s.rulers {
+		s.thinkOld[r] += s.thinkCur[r]
+		s.thinkCur[r] = 0
+	}
+}
+
+func (s *rulerSums) replace(old, with *transcript.Block) {
+	for r, ru := range s.rulers {
+		s.base[r] += int64(ru.Block(with) - ru.Block(old))
+	}
+}
+
+func (s *rulerSums) conv(r int, strip bool) int64 {
+	n := s.base[r] + s.thinkCur[r]
+	if !strip {
+		n += s.thinkOld[r]
+	}
+	return n
+}
+
+func (s *rulerSums) call(p *point) {
+	c := Call{Index: p.call, Message: p.msg, MessageID: p.m.ID, Model: p.m.Model, Line: p.m.Line,
+		Real: p.real, Anchor: p.anchor, Complete: p.complete, Est: make([]int64, len(s.rulers))}
+	for r := range s.rulers {
+		conv := s.conv(r, p.strip)
+		if p.anchor {
+			s.overhead[r] = p.real - conv
+		}
+		c.Est[r] = s.overhead[r] + conv
+	}
+	s.anchored = true
+	s.out.Calls = append(s.out.Calls, c)
+}
+
+func (s *rulerSums) boundary(k int, c *transcript.Compaction, strip bool) {
+	b := Boundary{Index: k, Compaction: c, LastCall: len(s.out.Calls) - 1}
+	if b.LastCall >= 0 {
+		b.LastReal = s.out.Calls[b.LastCall].Real
+		b.Est = make([]int64, len(s.rulers))
+		for r := range s.rulers {
+			b.Est[r] = s.overhead[r] + s.conv(r, strip)
+		}
+	}
+	s.out.Boundaries = append(s.out.Boundaries, b)
+}
+
+// EstimateCalls measures rulers against the real context of every recorded
+// API call of t (see Call for the definitions) and estimates the context at
+// every recorded compaction.
+func EstimateCalls(t *transcript.Transcript, rulers []*Ruler, mode Anchoring) Estimates {
+	n := len(rulers)
+	s := &rulerSums{rulers: rulers, base: make([]int64, n), thinkCur: make([]int64, n),
+		thinkOld: make([]int64, n), overhead: make([]int64, n)}
+	walk(t, mode, s)
+	return s.out
+}

@@ -1,0 +1,544 @@
+package tokens
+
+import (
+	"errors"
+	"math"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// FitInfo records how a set of factors was fitted.
+type FitInfo struct {
+	// Inputs are the paths calibrate was given; Transcripts, Calls and Steps
+	// count what the fit used.
+	Inputs      []string `json:"inputs,omitempty"`
+	Transcripts int      `json:"transcripts"`
+	Calls       int      `json:"calls"`
+	Steps       int      `json:"steps"`
+	Anchoring   string   `json:"anchoring"`
+	// Fitted are the factors the data determined; Fixed kept their prior
+	// value (too little data, or not separable from another factor).
+	Fitted []string `json:"fitted"`
+	Fixed  []string `json:"fixed"`
+	// InSample is the calibrated ruler's error on the calls it was fitted
+	// on; HeldOut the error of factors fitted without each call's file
+	// (leave-one-file-out), when computed.
+	InSample ErrStats  `json:"in_sample"`
+	HeldOut  *ErrStats `json:"held_out,omitempty"`
+}
+
+// SampleCall is one recorded call reduced to what fitting needs.
+type SampleCall struct {
+	// X are the calibrated model's raw quantities of the call's prompt
+	// (bytes per class, counts of messages, tool calls, parameters, images).
+	X        features
+	Real     float64
+	Anchor   bool
+	Complete bool
+	// Segment numbers the anchored stretches of calls.
+	Segment int
+}
+
+// Sample is what one transcript contributes to a fit.
+type Sample struct {
+	Path  string
+	Calls []SampleCall
+}
+
+// featureSums is the visitor that keeps the prompt's raw quantities.
+type featureSums struct {
+	base, thinkCur, thinkOld features
+	seg                      int
+	out                      []SampleCall
+}
+
+func (s *featureSums) reset() {
+	s.base, s.thinkCur, s.thinkOld = features{}, features{}, features{}
+}
+
+func (s *featureSums) add(m *transcript.Message) {
+	s.base[fMessage]++
+	for j := range m.Blocks {
+		b := &m.Blocks[j]
+		if b.Kind == transcript.BlockThinking {
+			blockFeatures(b, &s.thinkCur)
+		} else {
+			blockFeatures(b, &s.base)
+		}
+	}
+}
+
+func (s *featureSums) turn() {
+	for i := range s.thinkCur {
+		s.thinkOld[i] += s.thinkCur[i]
+	}
+	s.thinkCur = features{}
+}
+
+func (s *featureSums) replace(old, with *transcript.Block) {
+	var a, b features
+	blockFeatures(old, &a)
+	blockFeatures(with, &b)
+	for i := range a {
+		s.base[i] += b[i] - a[i]
+	}
+}
+
+func (s *featureSums) call(p *point) {
+	x := s.base
+	for i := range x {
+		x[i] += s.thinkCur[i]
+		if !p.strip {
+			x[i] += s.thinkOld[i]
+		}
+	}
+	if p.anchor {
+		s.seg++
+	}
+	s.out = append(s.out, SampleCall{X: x, Real: float64(p.real), Anchor: p.anchor, Complete: p.complete, Segment: s.seg})
+}
+
+func (s *featureSums) boundary(int, *transcript.Compaction, bool) {}
+
+// Collect reduces a transcript to its calls' prompt quantities.
+func Collect(t *transcript.Transcript, mode Anchoring) Sample {
+	s := &featureSums{}
+	walk(t, mode, s)
+	return Sample{Path: t.Path, Calls: s.out}
+}
+
+// step is the change between two consecutive complete calls of a segment.
+type step struct {
+	dx    features
+	dreal float64
+	file  int
+}
+
+func steps(samples []Sample) []step {
+	var out []step
+	for f := range samples {
+		cs := samples[f].Calls
+		for k := 1; k < len(cs); k++ {
+			a, b := &cs[k-1], &cs[k]
+			if b.Anchor || a.Segment != b.Segment || !a.Complete || !b.Complete {
+				continue
+			}
+			st := step{dreal: b.Real - a.Real, file: f}
+			for i := range st.dx {
+				st.dx[i] = b.X[i] - a.X[i]
+			}
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// FitOptions tune Fit.
+type FitOptions struct {
+	// Prior supplies the factors that cannot be fitted (default:
+	// DefaultFactors).
+	Prior *Factors
+	// MinSupport is the number of steps a quantity must change in to be
+	// fitted (default 20).
+	MinSupport int
+}
+
+// ErrNoData is returned when a corpus has no usable consecutive calls.
+var ErrNoData = errors.New("no consecutive API calls with usage to fit on")
+
+// huberK is the relative step residual beyond which a step's weight is
+// reduced (Huber loss): steps with content the transcript does not show
+// (summarised thinking, unrecorded reminders) should not drag the factors.
+const huberK = 0.5
+
+// Fit fits the calibrated factors on samples: weighted non-negative least
+// squares on the growth of real context between consecutive calls of a
+// segment, Δreal ≈ Σ factor × Δquantity, each step weighted by
+// 1/(200 + |Δreal|) (so small and large steps weigh alike in relative
+// terms), with Huber reweighting of outlying steps.
+//
+// Quantities that change in fewer than MinSupport steps keep the prior's
+// factor; the tool_result constant always does, as every tool result comes
+// with a tool call and the data cannot tell their constants apart.
+func Fit(samples []Sample, opt FitOptions) (*Factors, error) {
+	if opt.Prior == nil {
+		opt.Prior = DefaultFactors()
+	}
+	if opt.MinSupport == 0 {
+		opt.MinSupport = 20
+	}
+	st := steps(samples)
+	f, _, err := fitSteps(st, opt, -1)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// fitSteps fits on every step except those of file skip.
+func fitSteps(st []step, opt FitOptions, skip int) (*Factors, []string, error) {
+	prior := opt.Prior.vector()
+	var support [nFeatures]int
+	n := 0
+	for i := range st {
+		if st[i].file == skip {
+			continue
+		}
+		n++
+		for j, x := range st[i].dx {
+			if x != 0 {
+				support[j]++
+			}
+		}
+	}
+	if n == 0 {
+		return nil, nil, ErrNoData
+	}
+	var free []int
+	var fixedNames []string
+	for j := 0; j < nFeatures; j++ {
+		if j != fToolResult && support[j] >= opt.MinSupport {
+			free = append(free, j)
+		} else {
+			fixedNames = append(fixedNames, featureNames[j])
+		}
+	}
+	robust := make([]float64, len(st))
+	for i := range robust {
+		robust[i] = 1
+	}
+	var sol []float64
+	for iter := 0; iter < 20; iter++ {
+		m := len(free)
+		A := make([][]float64, m)
+		for a := range A {
+			A[a] = make([]float64, m)
+		}
+		b := make([]float64, m)
+		for i := range st {
+			s := &st[i]
+			if s.file == skip {
+				continue
+			}
+			y := s.dreal
+			for j := 0; j < nFeatures; j++ {
+				if !contains(free, j) {
+					y -= prior[j] * s.dx[j]
+				}
+			}
+			w := robust[i] / (200 + math.Abs(s.dreal))
+			for a, ja := range free {
+				xa := s.dx[ja]
+				if xa == 0 {
+					continue
+				}
+				for c, jc := range free {
+					A[a][c] += w * xa * s.dx[jc]
+				}
+				b[a] += w * xa * y
+			}
+		}
+		next := nnls(A, b)
+		// Huber weights on the relative step residuals.
+		changed := false
+		for i := range st {
+			s := &st[i]
+			if s.file == skip {
+				continue
+			}
+			pred := 0.0
+			for j := 0; j < nFeatures; j++ {
+				fj := prior[j]
+				if k := index(free, j); k >= 0 {
+					fj = next[k]
+				}
+				pred += fj * s.dx[j]
+			}
+			e := math.Abs(pred-s.dreal) / (200 + math.Abs(s.dreal))
+			w := 1.0
+			if e > huberK {
+				w = huberK / e
+			}
+			if math.Abs(w-robust[i]) > 1e-6 {
+				changed = true
+			}
+			robust[i] = w
+		}
+		sol = next
+		if !changed {
+			break
+		}
+	}
+	v := prior
+	var fittedNames []string
+	for k, j := range free {
+		v[j] = sol[k]
+		fittedNames = append(fittedNames, featureNames[j])
+	}
+	out := &Factors{}
+	out.setVector(v)
+	out.Fit = &FitInfo{Steps: n, Fitted: fittedNames, Fixed: fixedNames}
+	return out, fittedNames, nil
+}
+
+func contains(xs []int, x int) bool { return index(xs, x) >= 0 }
+
+func index(xs []int, x int) int {
+	for i, y := range xs {
+		if y == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// SampleErrors returns the calibrated ruler's level errors with factors f on
+// the complete, non-anchor calls of a sample: est = real(anchor) +
+// f·(X − X(anchor)), the same definition as EstimateCalls up to per-block
+// rounding.
+func SampleErrors(s *Sample, f *Factors) []float64 {
+	v := f.vector()
+	var errs []float64
+	var anchor *SampleCall
+	for k := range s.Calls {
+		c := &s.Calls[k]
+		if c.Anchor {
+			anchor = c
+			continue
+		}
+		if anchor == nil || !c.Complete || c.Real <= 0 {
+			continue
+		}
+		est := anchor.Real
+		for j := range v {
+			est += v[j] * (c.X[j] - anchor.X[j])
+		}
+		errs = append(errs, (est-c.Real)/c.Real)
+	}
+	return errs
+}
+
+// Calibration is the result of Calibrate.
+type Calibration struct {
+	Factors *Factors
+	// InSample and HeldOut are per-sample errors (same order as the
+	// samples): of the fitted factors, and of factors fitted without the
+	// sample's file.
+	InSample [][]float64
+	HeldOut  [][]float64
+}
+
+// Calibrate fits factors on all samples and measures them: in sample, and
+// held out by leaving each file out of the fit in turn (when heldOut).
+func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, heldOut bool) (*Calibration, error) {
+	if opt.Prior == nil {
+		opt.Prior = DefaultFactors()
+	}
+	if opt.MinSupport == 0 {
+		opt.MinSupport = 20
+	}
+	st := steps(samples)
+	f, _, err := fitSteps(st, opt, -1)
+	if err != nil {
+		return nil, err
+	}
+	cal := &Calibration{Factors: f, InSample: make([][]float64, len(samples))}
+	var all []float64
+	calls, transcripts := 0, 0
+	for i := range samples {
+		cal.InSample[i] = SampleErrors(&samples[i], f)
+		all = append(all, cal.InSample[i]...)
+		calls += len(samples[i].Calls)
+		if len(samples[i].Calls) > 0 {
+			transcripts++
+		}
+	}
+	f.Fit.Transcripts, f.Fit.Calls, f.Fit.Anchoring = transcripts, calls, mode.String()
+	f.Fit.InSample = AbsErrStats(all)
+	if heldOut {
+		cal.HeldOut = make([][]float64, len(samples))
+		var ho []float64
+		for i := range samples {
+			if len(samples[i].Calls) < 2 {
+				continue
+			}
+			g, _, err := fitSteps(st, opt, i)
+			if err != nil {
+				continue
+			}
+			cal.HeldOut[i] = SampleErrors(&samples[i], g)
+			ho = append(ho, cal.HeldOut[i]...)
+		}
+		s := AbsErrStats(ho)
+		f.Fit.HeldOut = &s
+	}
+	return cal, nil
+}
+
+// nnls solves min ||Ax − b|| over x ≥ 0 for the normal equations A (m×m,
+// symmetric positive semi-definite) and b, by the Lawson–Hanson active-set
+// method on column-scaled equations.
+func nnls(A [][]float64, b []float64) []float64 {
+	m := len(b)
+	scale := make([]float64, m)
+	for i := range scale {
+		scale[i] = math.Sqrt(A[i][i])
+		if scale[i] == 0 {
+			scale[i] = 1
+		}
+	}
+	S := make([][]float64, m)
+	c := make([]float64, m)
+	for i := range S {
+		S[i] = make([]float64, m)
+		for j := range S[i] {
+			S[i][j] = A[i][j] / (scale[i] * scale[j])
+		}
+		c[i] = b[i] / scale[i]
+	}
+	x := make([]float64, m)
+	passive := make([]bool, m)
+	const tol = 1e-10
+	solve := func() []float64 {
+		var idx []int
+		for i := range passive {
+			if passive[i] {
+				idx = append(idx, i)
+			}
+		}
+		M := make([][]float64, len(idx))
+		for a, i := range idx {
+			M[a] = make([]float64, len(idx)+1)
+			for k, j := range idx {
+				M[a][k] = S[i][j]
+			}
+			M[a][a] += 1e-9
+			M[a][len(idx)] = c[i]
+		}
+		z := gaussSolve(M)
+		s := make([]float64, m)
+		for a, i := range idx {
+			s[i] = z[a]
+		}
+		return s
+	}
+	for outer := 0; outer < 3*m; outer++ {
+		best, bestW := -1, tol
+		for i := range x {
+			if passive[i] {
+				continue
+			}
+			w := c[i]
+			for j := range x {
+				w -= S[i][j] * x[j]
+			}
+			if w > bestW {
+				best, bestW = i, w
+			}
+		}
+		if best < 0 {
+			break
+		}
+		passive[best] = true
+		for inner := 0; inner < 3*m; inner++ {
+			s := solve()
+			alpha, neg := 1.0, false
+			for i := range s {
+				if passive[i] && s[i] <= tol {
+					neg = true
+					if d := x[i] - s[i]; d > 0 {
+						alpha = math.Min(alpha, x[i]/d)
+					} else {
+						alpha = 0
+					}
+				}
+			}
+			if !neg {
+				x = s
+				break
+			}
+			for i := range x {
+				x[i] += alpha * (s[i] - x[i])
+				if passive[i] && x[i] <= tol {
+					passive[i] = false
+					x[i] = 0
+				}
+			}
+		}
+	}
+	for i := range x {
+		x[i] /= scale[i]
+	}
+	return x
+}
+
+// gaussSolve solves the augmented system M (n×(n+1)) by Gaussian elimination
+// with partial pivoting; singular directions get 0.
+func gaussSolve(M [][]float64) []float64 {
+	n := len(M)
+	for col := 0; col < n; col++ {
+		p := col
+		for r := col + 1; r < n; r++ {
+			if math.Abs(M[r][col]) > math.Abs(M[p][col]) {
+				p = r
+			}
+		}
+		M[col], M[p] = M[p], M[col]
+		if math.Abs(M[col][col]) < 1e-300 {
+			continue
+		}
+		for r := 0; r < n; r++ {
+			if r == col || M[r][col] == 0 {
+				continue
+			}
+			k := M[r][col] / M[col][col]
+			for j := col; j <= n; j++ {
+				M[r][j] -= k * M[col][j]
+			}
+		}
+	}
+	x := make([]float64, n)
+	for i := range x {
+		if math.Abs(M[i][i]) >= 1e-300 {
+			x[i] = M[i][n] / M[i][i]
+		}
+	}
+	return x
+}
+
+// SampleClasses names, for each error SampleErrors returns (same order), the
+// content class that contributes most tokens (by factors f) to the prompt's
+// growth since its anchor: where a call's error most likely comes from.
+func SampleClasses(s *Sample, f *Factors) []string {
+	v := f.vector()
+	var out []string
+	var anchor *SampleCall
+	for k := range s.Calls {
+		c := &s.Calls[k]
+		if c.Anchor {
+			anchor = c
+			continue
+		}
+		if anchor == nil || !c.Complete || c.Real <= 0 {
+			continue
+		}
+		best, bestV := "", -1.0
+		for j := range v {
+			// structure constants are grouped with their class
+			t := v[j] * (c.X[j] - anchor.X[j])
+			name := featureNames[j]
+			switch j {
+			case fToolCall, fToolParam:
+				name = featureNames[fToolInput]
+				t += v[fToolInput] * (c.X[fToolInput] - anchor.X[fToolInput])
+			case fToolResult:
+				continue
+			}
+			if t > bestV {
+				best, bestV = name, t
+			}
+		}
+		out = append(out, best)
+	}
+	return out
+}
