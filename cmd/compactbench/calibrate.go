@@ -19,8 +19,10 @@ import (
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
-func init() {
-	commands = append(commands, &cli.Command{
+func init() { commands = append(commands, newCalibrateCommand) }
+
+func newCalibrateCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "calibrate",
 		Usage:     "fit the calibrated ruler's factors on a corpus's real API usage",
 		ArgsUsage: "PATH...",
@@ -49,7 +51,7 @@ func init() {
 				MinSupport: c.Int("min-support"), HeldOut: !c.Bool("no-holdout"), InputFormat: c.String("input-format"),
 			}, c.App.Writer, c.App.ErrWriter)
 		},
-	})
+	}
 }
 
 type calibrateOptions struct {

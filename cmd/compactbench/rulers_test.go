@@ -35,7 +35,7 @@ func runMain(t *testing.T, args ...string) (int, string) {
 	return code, out.String() + errb.String()
 }
 
-func golden(t *testing.T, got []byte, name string) {
+func goldenRulers(t *testing.T, got []byte, name string) {
 	t.Helper()
 	path := filepath.Join("testdata", "rulers", "golden", name)
 	if updateGolden() {
@@ -73,8 +73,8 @@ func TestRunCallsTable(t *testing.T) {
 		}
 		if first == nil {
 			first = files
-			golden(t, files["calls.csv"], "calls.csv")
-			golden(t, files["compact_boundaries.csv"], "compact_boundaries.csv")
+			goldenRulers(t, files["calls.csv"], "calls.csv")
+			goldenRulers(t, files["compact_boundaries.csv"], "compact_boundaries.csv")
 			continue
 		}
 		for name, data := range files {
