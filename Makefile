@@ -5,7 +5,7 @@ BIN     := bin/compactbench
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build run test vet fmt-check bench fuzz clean
+.PHONY: all build run test vet fmt-check bench fuzz clean factors
 
 all: build
 
@@ -38,6 +38,12 @@ fuzz:
 		pkg=$$(grep -rlE "^func $$target\(" --include='*_test.go' internal | xargs dirname | head -1); \
 		echo "== $$pkg $$target"; $(GO) test ./$$pkg -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
+
+## factors: refit the calibrated ruler's shipped factors on the real Claude Code
+## sessions beside the repository (the data is never committed)
+REAL ?= ../shared/real-corpus
+factors: build
+	./$(BIN) calibrate -o internal/tokens/default_factors.json $(REAL)/spotter $(REAL)/m-claude $(REAL)/fasthooks
 
 clean:
 	rm -rf bin results/latest

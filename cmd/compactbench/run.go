@@ -57,7 +57,7 @@ func newRunCommand() *cli.Command {
 			if opts.Formats, err = parseFormats(c.String("format")); err != nil {
 				return err
 			}
-			if opts.Config, err = rulerConfig(c.String("rulers"), c.String("ruler"), c.String("calibration"), c.String("anchors")); err != nil {
+			if err := rulerFlags(&opts.Config, c.String("rulers"), c.String("ruler"), c.String("calibration"), c.String("anchors")); err != nil {
 				return err
 			}
 			return runCommand(c.Context, opts, c.App.Writer, c.App.ErrWriter)
@@ -209,28 +209,28 @@ func newProgress(stderr io.Writer, total int64, enabled bool) *progressbar.Progr
 	)
 }
 
-// rulerConfig validates the ruler flags and loads a calibration file.
-func rulerConfig(rulers, metric, calibration, anchors string) (analysis.Config, error) {
-	var cfg analysis.Config
+// rulerFlags validates the ruler flags into cfg and loads a calibration
+// file.
+func rulerFlags(cfg *analysis.Config, rulers, metric, calibration, anchors string) error {
 	names, err := tokens.ParseNames(rulers)
 	if err != nil {
-		return cfg, usageErr("--rulers: %v", err)
+		return usageErr("--rulers: %v", err)
 	}
 	if _, err := tokens.ByName(metric); err != nil {
-		return cfg, usageErr("--ruler: %v", err)
+		return usageErr("--ruler: %v", err)
 	}
 	if _, ok := tokens.ParseAnchoring(anchors); !ok {
-		return cfg, usageErr("--anchors: want first or segments, got %q", anchors)
+		return usageErr("--anchors: want first or segments, got %q", anchors)
 	}
 	cfg.RulerNames, cfg.Ruler, cfg.Anchors = names, metric, anchors
 	if calibration != "" {
 		data, err := os.ReadFile(calibration)
 		if err != nil {
-			return cfg, usageErr("--calibration: %v", err)
+			return usageErr("--calibration: %v", err)
 		}
 		if cfg.Calibration, err = tokens.ParseFactors(data); err != nil {
-			return cfg, usageErr("--calibration %s: %v", calibration, err)
+			return usageErr("--calibration %s: %v", calibration, err)
 		}
 	}
-	return cfg, nil
+	return nil
 }

@@ -69,7 +69,7 @@ func TestRunGolden(t *testing.T) {
 // TestRunDeterministic: the same corpus gives byte-identical outputs whatever -j is.
 func TestRunDeterministic(t *testing.T) {
 	inputs := []string{fixtures}
-	if rc := realCorpus(); rc != "" {
+	if rc := realCorpusPath(); rc != "" {
 		inputs = append(inputs, rc)
 	}
 	var outs [2]string
@@ -123,8 +123,8 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// realCorpus returns ../shared/real-corpus from the repository root, or "".
-func realCorpus() string {
+// realCorpusPath returns ../shared/real-corpus from the repository root, or "".
+func realCorpusPath() string {
 	rc := filepath.Join("..", "..", "..", "shared", "real-corpus")
 	if _, err := os.Stat(rc); err != nil {
 		return ""
@@ -135,7 +135,7 @@ func realCorpus() string {
 // BenchmarkRun is the whole run command on the real corpus, all cores:
 // read, analyse, write every table.
 func BenchmarkRun(b *testing.B) {
-	rc := realCorpus()
+	rc := realCorpusPath()
 	if rc == "" {
 		b.Skip("real corpus absent")
 	}
