@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/compactbench/compactbench/internal/analysis"
+	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/loader"
 	"github.com/compactbench/compactbench/internal/report"
 	"github.com/compactbench/compactbench/internal/tokens"
@@ -46,6 +47,11 @@ func newRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "ruler", Value: tokens.Calibrated, Usage: "the metric ruler"},
 			&cli.StringFlag{Name: "calibration", Usage: "factors file for the calibrated ruler (from `compactbench calibrate`)"},
 			&cli.StringFlag{Name: "anchors", Value: "segments", Usage: "overhead anchors of the calls table: first or segments"},
+			&cli.StringFlag{Name: "strategies", Usage: "strategies to replay, comma-separated (default all; see compactbench strategies)"},
+			&cli.StringFlag{Name: "mode", Value: "replay", Usage: "replay (trigger before every recorded call) or once (compact once at the end)"},
+			&cli.IntFlag{Name: "window", Usage: "override every model's context window (tokens), e.g. 60000 to make short sessions compact"},
+			&cli.StringFlag{Name: "config", Usage: "strategies file (YAML): mode, window, strategies, params, prices"},
+			&cli.StringSliceFlag{Name: "set", Usage: "override a strategy parameter, `STRATEGY.PARAM=VALUE` (repeatable), e.g. mask.keep=20"},
 		},
 		Action: func(c *cli.Context) error {
 			opts := runOptions{
@@ -58,6 +64,9 @@ func newRunCommand() *cli.Command {
 				return err
 			}
 			if err := rulerFlags(&opts.Config, c.String("rulers"), c.String("ruler"), c.String("calibration"), c.String("anchors")); err != nil {
+				return err
+			}
+			if opts.Config.Compaction, err = compactionFlags(c); err != nil {
 				return err
 			}
 			return runCommand(c.Context, opts, c.App.Writer, c.App.ErrWriter)
@@ -233,4 +242,50 @@ func rulerFlags(cfg *analysis.Config, rulers, metric, calibration, anchors strin
 		}
 	}
 	return nil
+}
+
+// compactionFlags builds the strategies configuration: the --config file
+// (or the defaults), then --mode, --window, --strategies and each --set.
+func compactionFlags(c *cli.Context) (*compaction.Config, error) {
+	cfg := compaction.DefaultConfig()
+	if path := c.String("config"); path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, usageErr("--config: %v", err)
+		}
+		if cfg, err = compaction.ParseConfig(data, path); err != nil {
+			return nil, usageErr("--config: %v", err)
+		}
+	}
+	if c.IsSet("mode") || c.String("config") == "" {
+		if err := cfg.Set("mode", c.String("mode")); err != nil {
+			return nil, usageErr("--mode: %v", err)
+		}
+	}
+	if c.IsSet("window") {
+		if c.Int("window") < 0 {
+			return nil, usageErr("--window: want a positive number of tokens")
+		}
+		cfg.Window = c.Int("window")
+	}
+	if s := c.String("strategies"); s != "" {
+		cfg.Strategies = nil
+		for _, id := range strings.Split(s, ",") {
+			id = strings.TrimSpace(id)
+			if _, err := compaction.SpecByID(id); err != nil {
+				return nil, usageErr("--strategies: %v", err)
+			}
+			cfg.Strategies = append(cfg.Strategies, id)
+		}
+	}
+	for _, kv := range c.StringSlice("set") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, usageErr("--set %s: want STRATEGY.PARAM=VALUE", kv)
+		}
+		if err := cfg.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
+			return nil, usageErr("--set: %v", err)
+		}
+	}
+	return cfg, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -26,8 +27,8 @@ type Config struct {
 	// Anchors is the overhead anchoring of the calls table: "segments"
 	// (default) or "first" (tokens.Anchoring).
 	Anchors string `json:"anchors,omitempty"`
-	// Replay selects and shapes the compaction strategies.
-	Replay ReplayConfig `json:"replay"`
+	// Compaction selects and configures the strategies (nil: defaults).
+	Compaction *compaction.Config `json:"compaction,omitempty"`
 }
 
 // Result is everything one transcript contributes to the outputs.

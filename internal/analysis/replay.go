@@ -23,6 +23,7 @@ type RunRow struct {
 	TokensProcessed     int64    `parquet:"tokens_processed" json:"tokens_processed"`
 	CostUSD             float64  `parquet:"cost_usd" json:"cost_usd"`
 	CostRatio           *float64 `parquet:"cost_ratio,optional" json:"cost_ratio"`
+	BaselineCostUSD     float64  `parquet:"baseline_cost_usd" json:"baseline_cost_usd"`
 	Thrash              int64    `parquet:"thrash" json:"thrash"`
 	MeanCompression     *float64 `parquet:"mean_compression,optional" json:"mean_compression"`
 	SyntheticAnchorRate *float64 `parquet:"synthetic_anchor_rate,optional" json:"synthetic_anchor_rate"`
@@ -64,19 +65,6 @@ type EventRow struct {
 	SummarizerInput  int64    `parquet:"summarizer_input" json:"summarizer_input"`
 }
 
-// ReplayConfig selects and shapes the strategies a run replays.
-type ReplayConfig struct {
-	// Strategies are the ids replayed, in compaction.Specs order; empty
-	// means all.
-	Strategies []string `json:"strategies,omitempty"`
-	// Mode is "replay" (default) or "once".
-	Mode string `json:"mode,omitempty"`
-	// Window overrides every model's context window when > 0.
-	Window int `json:"window,omitempty"`
-	// Params are per-strategy parameters (defaults where absent).
-	Params map[string]any `json:"params,omitempty"`
-}
-
 // replays reports whether a transcript is replayed: sessions and subagents
 // with at least one model call. Compaction calls and side questions copy
 // their parent's records and would count them twice.
@@ -101,8 +89,9 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow) {
 	if err != nil {
 		return nil, nil
 	}
-	mode, _ := compaction.ParseMode(cfg.Replay.Mode)
-	opt := &compaction.Options{Mode: mode, Window: cfg.Replay.Window, Metric: metric,
+	cc := cfg.compaction()
+	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices,
+		SummaryPromptTokens: cc.SummaryPromptTokens,
 		Rulers: func(name string) (compaction.Ruler, error) {
 			if name == tokens.Calibrated || name == "metric" {
 				return metric, nil
@@ -114,17 +103,13 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow) {
 	base := compaction.Baseline(sh, opt, overhead)
 	var runs []RunRow
 	var events []EventRow
-	for _, spec := range cfg.strategies() {
-		params := spec.Params()
-		if p, ok := cfg.Replay.Params[spec.ID]; ok {
-			params = p
-		}
-		run, evs := compaction.Replay(sh, spec.ID, spec.New(params), opt, overhead, base.CostUSD)
-		runs = append(runs, RunRow{Path: t.Path, TranscriptID: t.ID, Strategy: spec.ID, Mode: mode.String(),
+	for _, spec := range cc.Enabled() {
+		run, evs := compaction.Replay(sh, spec.ID, spec.New(cc.Params[spec.ID]), opt, overhead, base.CostUSD)
+		runs = append(runs, RunRow{Path: t.Path, TranscriptID: t.ID, Strategy: spec.ID, Mode: cc.Mode.String(),
 			Window: int64(run.Window), Calls: int64(run.Calls), Overhead: int64(run.Overhead),
 			Compactions: int64(run.Compactions), Overflows: int64(run.Overflows),
 			PeakContext: int64(run.PeakContext), FinalContext: int64(run.FinalContext), TokensProcessed: run.TokensProcessed,
-			CostUSD: run.CostUSD, CostRatio: run.CostRatio, Thrash: int64(run.Thrash), MeanCompression: run.MeanCompression,
+			CostUSD: run.CostUSD, CostRatio: run.CostRatio, BaselineCostUSD: run.BaselineUSD, Thrash: int64(run.Thrash), MeanCompression: run.MeanCompression,
 			SyntheticAnchorRate: run.SyntheticAnchorRate, MeanNeedRecall: run.MeanNeedRecall})
 		for i := range evs {
 			e := &evs[i]
@@ -143,20 +128,11 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow) {
 	return runs, events
 }
 
-// strategies are the configured strategies, in compaction.Specs order.
-func (c *Config) strategies() []compaction.Spec {
-	if len(c.Replay.Strategies) == 0 {
-		return compaction.Specs()
+// compaction is the strategies configuration (defaults when none is set).
+// Analyses run concurrently on one Config: this never writes to it.
+func (c *Config) compaction() *compaction.Config {
+	if c.Compaction == nil {
+		return compaction.DefaultConfig()
 	}
-	want := map[string]bool{}
-	for _, s := range c.Replay.Strategies {
-		want[s] = true
-	}
-	var out []compaction.Spec
-	for _, s := range compaction.Specs() {
-		if want[s.ID] {
-			out = append(out, s)
-		}
-	}
-	return out
+	return c.Compaction
 }

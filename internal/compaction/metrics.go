@@ -298,15 +298,9 @@ func b2i(b bool) int {
 }
 
 // intentKey is what must survive of a prompt for its intent to count as
-// kept when the prompt itself is gone: its first sentence, whitespace
-// collapsed, at most 100 characters (the seeds' goal extraction).
-func intentKey(prompt string) string {
-	first := prompt
-	if ss := sentences(prompt); len(ss) > 0 {
-		first = ss[0]
-	}
-	return clip(collapseSpace(first), 100)
-}
+// kept when the prompt itself is gone: its first sentence (firstSentence),
+// at most 100 characters (the seeds' goal extraction keeps 100).
+func intentKey(prompt string) string { return firstSentence(prompt, 100) }
 
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 

@@ -3,6 +3,7 @@ package compaction
 import (
 	"strings"
 
+	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
@@ -73,6 +74,8 @@ type Run struct {
 	// no-compaction replay's (nil when that is 0).
 	CostUSD   float64
 	CostRatio *float64
+	// BaselineUSD is the no-compaction replay's cost.
+	BaselineUSD float64
 	// Thrash counts compactions that freed < 10 % of the context or came
 	// within 2 calls of the previous one.
 	Thrash int
@@ -128,7 +131,7 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 		prices = DefaultPrices()
 	}
 	s := &Sim{Shared: sh, Overhead: overhead, Window: win, Metric: opt.Metric, Rulers: opt.Rulers,
-		Override: opt.Window, Summarizer: opt.Summarizer}
+		Override: opt.Window, Summarizer: opt.Summarizer, strip: tokens.StripsOldThinking(sh.T.Model), lastPrompt: -1}
 	run := Run{Strategy: id, Calls: len(sh.Calls), Window: win, Overhead: overhead}
 	b := bill{p: priceOf(prices, sh.T.Model)}
 	rec, isRecorded := st.(recordedApplier)
@@ -175,6 +178,9 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 	for k, ci := range sh.Calls {
 		s.Call = k
 		advance(ci)
+		if m := sh.T.Messages[ci].Model; m != "" {
+			s.setStrip(tokens.StripsOldThinking(m))
+		}
 		if opt.Mode == ModeReplay && !isRecorded {
 			if fire, trig := st.Trigger(s); fire {
 				compact(trig, st.Compact(s), 0)
@@ -200,7 +206,7 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 		compact(trig, st.Compact(s), 0)
 	}
 	run.FinalContext = s.Prompt()
-	run.CostUSD = b.usd
+	run.CostUSD, run.BaselineUSD = b.usd, baselineUSD
 	if baselineUSD > 0 {
 		r := b.usd / baselineUSD
 		run.CostRatio = &r

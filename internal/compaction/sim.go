@@ -14,6 +14,8 @@ type Ruler interface {
 	Text(s string) int
 	// MessageOverhead is the ruler's framing constant per message.
 	MessageOverhead() int
+	// Block counts one block, caching it.
+	Block(b *transcript.Block) int
 }
 
 // Item is one message of a simulated context.
@@ -62,8 +64,14 @@ type Sim struct {
 	// Summarizer writes summaries (Deterministic by default).
 	Summarizer Summarizer
 
-	tok      []int  // metric tokens of each Ctx item
+	tok      []int  // metric tokens of each Ctx item, thinking included
+	think    []int  // metric tokens of each Ctx item's thinking blocks
 	verbatim []bool // scratch for measure, indexed by recorded message
+	// strip is set for models whose API drops the thinking of earlier turns
+	// (tokens.StripsOldThinking): thinking before the last prompt is not
+	// part of the prompt.
+	strip      bool
+	lastPrompt int // index in Ctx of the last real prompt, -1 for none
 	total  int
 	stable int // leading items unchanged since the previous call
 	nextID int
@@ -124,8 +132,13 @@ func (s *Sim) Tokens() int { return s.total }
 // Prompt is the size of the prompt the upcoming call would send.
 func (s *Sim) Prompt() int { return s.Overhead + s.total }
 
-// ItemTokens is the metric size of Ctx[i].
-func (s *Sim) ItemTokens(i int) int { return s.tok[i] }
+// ItemTokens is the metric size of Ctx[i] as the prompt carries it.
+func (s *Sim) ItemTokens(i int) int {
+	if s.strip && i < s.lastPrompt {
+		return s.tok[i] - s.think[i]
+	}
+	return s.tok[i]
+}
 
 // CacheRead is the simulated prompt-cache hit of the upcoming call: the
 // overhead and the leading context items unchanged since the previous call.
@@ -135,8 +148,8 @@ func (s *Sim) CacheRead() int {
 		return 0
 	}
 	n := s.Overhead
-	for _, t := range s.tok[:s.stable] {
-		n += t
+	for i := 0; i < s.stable; i++ {
+		n += s.ItemTokens(i)
 	}
 	return n
 }
@@ -183,26 +196,62 @@ func (s *Sim) ContextTurns() []int {
 func (s *Sim) append(to int) {
 	for ; s.Cursor < to; s.Cursor++ {
 		it := s.Original(s.Cursor)
-		n := s.Metric.Message(&it.Msg)
-		s.Ctx = append(s.Ctx, it)
-		s.tok = append(s.tok, n)
-		s.total += n
+		s.push(it)
 	}
+}
+
+// push adds an item at the end of the context, keeping the totals.
+func (s *Sim) push(it Item) {
+	n, th := s.Metric.Message(&it.Msg), s.thinking(&it.Msg)
+	if s.strip && it.Msg.IsPrompt() {
+		// The thinking of every earlier turn leaves the prompt.
+		for i := max(s.lastPrompt, 0); i < len(s.Ctx); i++ {
+			s.total -= s.think[i]
+		}
+		s.lastPrompt = len(s.Ctx)
+	}
+	s.Ctx = append(s.Ctx, it)
+	s.tok = append(s.tok, n)
+	s.think = append(s.think, th)
+	s.total += n
+}
+
+// setStrip switches the thinking rule (the upcoming call's model decides)
+// and recounts the context when it changes.
+func (s *Sim) setStrip(strip bool) {
+	if strip == s.strip {
+		return
+	}
+	ctx, stable := s.Ctx, s.stable
+	s.strip = strip
+	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = nil, nil, nil, 0, -1
+	for _, it := range ctx {
+		s.push(it)
+	}
+	s.stable = stable
+}
+
+func (s *Sim) thinking(m *transcript.Message) int {
+	n := 0
+	for i := range m.Blocks {
+		if m.Blocks[i].Kind == transcript.BlockThinking {
+			n += s.Metric.Block(&m.Blocks[i])
+		}
+	}
+	return n
 }
 
 // replace installs a compacted context and works out how much of its start
 // is unchanged (the prompt-cache prefix).
 func (s *Sim) replace(ctx []Item) {
 	old := s.Ctx
-	s.Ctx = ctx
-	s.tok = make([]int, len(ctx))
-	s.total = 0
-	for i := range ctx {
-		s.tok[i] = s.Metric.Message(&ctx[i].Msg)
-		s.total += s.tok[i]
+	stable := s.stable
+	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = nil, nil, nil, 0, -1
+	for _, it := range ctx {
+		s.push(it)
 	}
 	same := 0
-	for same < len(old) && same < len(ctx) && sameItem(&old[same], &ctx[same]) && same < s.stable {
+	for same < len(old) && same < len(ctx) && same < stable && sameItem(&old[same], &ctx[same]) {
 		same++
 	}
 	s.stable = same

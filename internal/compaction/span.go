@@ -207,13 +207,14 @@ func (sp *span) doneTodos() []string {
 	return out
 }
 
-// firstSentence is the text up to the first '.', clipped (the seeds'
-// split('.')[0]).
+// firstSentence is the first sentence of s (sentences: split at . ! ? that
+// end a word, and at newlines), at most n characters, whitespace collapsed.
+// need recall's intent check uses the same definition.
 func firstSentence(s string, n int) string {
-	if i := strings.IndexByte(s, '.'); i >= 0 {
-		s = s[:i]
+	if ss := sentences(s); len(ss) > 0 {
+		s = ss[0]
 	}
-	return clipRunes(strings.TrimSpace(s), n)
+	return clipRunes(collapseSpace(s), n)
 }
 
 // clipRunes keeps at most n characters (the seeds' chars().take(n)).

@@ -38,6 +38,11 @@ type StrategyStats struct {
 	IntentKeptShare     *float64 `json:"intent_kept_share"`
 	SyntheticAnchorRate *float64 `json:"synthetic_anchor_rate"`
 	MedianCostRatio     *float64 `json:"median_cost_ratio"`
+	// CostUSD and BaselineCostUSD sum the simulated bills; CostRatio is
+	// their ratio (the corpus's cost with the strategy over without).
+	CostUSD           float64  `json:"cost_usd"`
+	BaselineCostUSD   float64  `json:"baseline_cost_usd"`
+	CostRatio         *float64 `json:"cost_ratio"`
 	MedianPeakContext   *float64 `json:"median_peak_context"`
 
 	compression, need, file, errs, cost, peak []float64
@@ -65,6 +70,8 @@ func (s Strategies) add(r *analysis.Result) {
 		if run.CostRatio != nil {
 			st.cost = append(st.cost, *run.CostRatio)
 		}
+		st.CostUSD += run.CostUSD
+		st.BaselineCostUSD += run.BaselineCostUSD
 		st.peak = append(st.peak, float64(run.PeakContext))
 	}
 	for i := range r.Events {
@@ -116,6 +123,10 @@ func (s Strategies) finish() {
 		st.IntentKeptShare = share(st.intentKept, st.intent)
 		st.SyntheticAnchorRate = share(st.synthetic, st.anchored)
 		st.MedianCostRatio = median(st.cost)
+		if st.BaselineCostUSD > 0 {
+			r := st.CostUSD / st.BaselineCostUSD
+			st.CostRatio = &r
+		}
 		st.MedianPeakContext = median(st.peak)
 	}
 }
@@ -149,7 +160,7 @@ func StrategyTable(w io.Writer, s *Summary) error {
 		rows = append(rows, []string{spec.ID, itoa(st.Runs), itoa(st.Compactions), itoa(st.Overflows),
 			pct(st.MedianCompression), pct(st.LowCompressionShare), pct(st.NeedRecall), pct(st.MedianFileRecall),
 			pct(st.IntentKeptShare), itoa(st.OrphanResults + st.DanglingCalls), pct(st.SyntheticAnchorRate),
-			itoa(st.Thrash), num(st.MedianCostRatio)})
+			itoa(st.Thrash), num(st.CostRatio)})
 	}
 	if len(rows) == 0 {
 		return nil
