@@ -76,7 +76,7 @@ func TestThinkingStripping(t *testing.T) {
 func TestSummarizeRun(t *testing.T) {
 	events := []Event{
 		{Call: 3, CompressionRatio: 0.8, AnchorKind: "natural", NeedKept: 1, NeedFacts: 2},
-		{Call: 5, CompressionRatio: 0.7, AnchorKind: "synthetic"},           // within 2 calls: thrash
+		{Call: 5, CompressionRatio: 0.7, AnchorKind: "synthetic"},            // within 2 calls: thrash
 		{Call: 20, CompressionRatio: 0.05, AnchorKind: "none", NeedFacts: 0}, // frees < 10 %: thrash
 		{Call: 40, CompressionRatio: 0.65, AnchorKind: "synthetic", NeedKept: 3, NeedFacts: 3},
 	}

@@ -71,13 +71,13 @@ func TestExtractFacts(t *testing.T) {
 // by hand.
 func TestNeedRecallByHand(t *testing.T) {
 	b := &builder{}
-	b.user("Fix src/auth.go. Don't touch api.go.")                                   // 0
-	b.say("", "Read:r1:src/auth.go").result("r1", false, "func parseToken() {}")     // 1 2
-	b.say("parseToken is wrong.", "Bash:b1:go test ./...")                           // 3
-	b.result("b1", true, "Error: Exit code 1\n--- FAIL: TestAuth")                   // 4
-	b.say("Fixing it.", "Edit:e1:src/auth.go").result("e1", false, "updated")        // 5 6
-	b.user("Check parseToken again and rerun go test ./...")                         // 7
-	b.say("", "Bash:b2:go test ./...").result("b2", false, "ok")                     // 8 9
+	b.user("Fix src/auth.go. Don't touch api.go.")                               // 0
+	b.say("", "Read:r1:src/auth.go").result("r1", false, "func parseToken() {}") // 1 2
+	b.say("parseToken is wrong.", "Bash:b1:go test ./...")                       // 3
+	b.result("b1", true, "Error: Exit code 1\n--- FAIL: TestAuth")               // 4
+	b.say("Fixing it.", "Edit:e1:src/auth.go").result("e1", false, "updated")    // 5 6
+	b.user("Check parseToken again and rerun go test ./...")                     // 7
+	b.say("", "Bash:b2:go test ./...").result("b2", false, "ok")                 // 8 9
 	s := &Sim{Shared: NewShared(b.transcript()), Metric: ruler(t, "chars4")}
 	s.append(7)
 	before, beforeTok := s.Ctx, s.Tokens()

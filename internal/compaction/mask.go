@@ -44,7 +44,9 @@ func observations(ctx []Item) [][2]int {
 }
 
 // isMasked reports whether block j of the item was masked already.
-func isMasked(it *Item, j int) bool { return it.Modified && it.Msg.Blocks[j].InjectedKind == placeholderMasked }
+func isMasked(it *Item, j int) bool {
+	return it.Modified && it.Msg.Blocks[j].InjectedKind == placeholderMasked
+}
 
 // Markers on tool results whose content a strategy replaced (kept in the
 // block's InjectedKind, which tool results do not otherwise use).

@@ -126,7 +126,7 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 			verbatim[o] = false
 		}
 	}
-	present := map[int]bool{}      // orig indices present in any form after
+	present := map[int]bool{}       // orig indices present in any form after
 	unchanged := map[itemKey]bool{} // written or modified items present after
 	var written strings.Builder
 	for i := range s.Ctx {

@@ -72,9 +72,9 @@ type Sim struct {
 	// part of the prompt.
 	strip      bool
 	lastPrompt int // index in Ctx of the last real prompt, -1 for none
-	total  int
-	stable int // leading items unchanged since the previous call
-	nextID int
+	total      int
+	stable     int // leading items unchanged since the previous call
+	nextID     int
 }
 
 // Shared holds what every strategy's replay of one transcript reads: the

@@ -117,15 +117,15 @@ func TestCodeletTriggerIsCacheAware(t *testing.T) {
 // on a tool result and must walk back to its call.
 func windowSession() *builder {
 	b := &builder{}
-	b.user("Build a flashcard app with spaced repetition.") // 0
-	b.say("Starting.", "Write:w0:src/db.ts").result("w0", false, "created")                   // 1 2
-	b.say("", "Bash:b1:npm install drizzle-orm").result("b1", false, "added 12 packages")      // 3 4
+	b.user("Build a flashcard app with spaced repetition.")                                             // 0
+	b.say("Starting.", "Write:w0:src/db.ts").result("w0", false, "created")                             // 1 2
+	b.say("", "Bash:b1:npm install drizzle-orm").result("b1", false, "added 12 packages")               // 3 4
 	b.say("", "Read:r1:src/a.ts", "Read:r2:src/b.ts").result("r1", false, "a").result("r2", false, "b") // 5 6 7
-	b.say("", "Edit:e1:src/sm2.ts").result("e1", false, "updated")                             // 8 9
-	b.say("SM-2 done.")                                                                         // 10
-	b.user("Add AI integration.")                                                               // 11
-	b.say("", "Bash:b2:npm test").result("b2", true, "Error: Exit code 1\nTypeError: x is undefined") // 12 13
-	b.say("Fixing the type error.")                                                             // 14
+	b.say("", "Edit:e1:src/sm2.ts").result("e1", false, "updated")                                      // 8 9
+	b.say("SM-2 done.")                                                                                 // 10
+	b.user("Add AI integration.")                                                                       // 11
+	b.say("", "Bash:b2:npm test").result("b2", true, "Error: Exit code 1\nTypeError: x is undefined")   // 12 13
+	b.say("Fixing the type error.")                                                                     // 14
 	return b
 }
 

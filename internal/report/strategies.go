@@ -43,10 +43,10 @@ type StrategyStats struct {
 	CostUSD           float64  `json:"cost_usd"`
 	BaselineCostUSD   float64  `json:"baseline_cost_usd"`
 	CostRatio         *float64 `json:"cost_ratio"`
-	MedianPeakContext   *float64 `json:"median_peak_context"`
+	MedianPeakContext *float64 `json:"median_peak_context"`
 
 	compression, need, file, errs, cost, peak []float64
-	intent, intentKept, anchored, synthetic    int64
+	intent, intentKept, anchored, synthetic   int64
 }
 
 // Strategies maps strategy ids to their aggregates.
