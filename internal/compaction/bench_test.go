@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/compactbench/compactbench/internal/loader"
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -77,5 +79,94 @@ func BenchmarkReplayAll(b *testing.B) {
 				Replay(sh, spec.ID, spec.New(spec.Params()), opt, ov, base.CostUSD)
 			}
 		}
+	}
+}
+
+// cpuTime is the process's user + system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkStrategiesVsLoading compares, in process CPU time (the machine
+// may be shared, so wall time would mislead), loading the real corpus (read,
+// parse, active path) with replaying all nine strategies and the
+// no-compaction baseline over it, at the models' windows and at a 60,000-token
+// window. Target (issue 5): replaying costs less than loading.
+func BenchmarkStrategiesVsLoading(b *testing.B) {
+	corpus(b) // skips without the corpus
+	var paths []string
+	filepath.WalkDir("../../../shared/real-corpus", func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	metric := ruler(b, "calibrated")
+	var load, replayModel, replay60k time.Duration
+	for i := 0; i < b.N; i++ {
+		var ts []*transcript.Transcript
+		start := cpuTime()
+		for _, p := range paths {
+			loader.ReadFile(p, loader.Options{}, func(t *transcript.Transcript) error {
+				if t.Format == loader.ClaudeCodeFormat && (t.Kind == transcript.KindSession || t.Kind == transcript.KindSubagent) {
+					ts = append(ts, t)
+				}
+				return nil
+			})
+		}
+		loaded := cpuTime()
+		load += loaded - start
+		replayAll := func(window int) time.Duration {
+			t0 := cpuTime()
+			for _, t := range ts {
+				opt := &Options{Window: window, Metric: metric, Rulers: rulers}
+				sh := NewShared(t)
+				ov := Overhead(sh, metric)
+				base := Baseline(sh, opt, ov)
+				for _, spec := range Specs() {
+					Replay(sh, spec.ID, spec.New(spec.Params()), opt, ov, base.CostUSD)
+				}
+			}
+			return cpuTime() - t0
+		}
+		replayModel += replayAll(0)
+		replay60k += replayAll(60_000)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(load.Milliseconds())/n, "load-cpu-ms")
+	b.ReportMetric(float64(replayModel.Milliseconds())/n, "replay-cpu-ms")
+	b.ReportMetric(float64(replay60k.Milliseconds())/n, "replay60k-cpu-ms")
+	b.ReportMetric(float64(replayModel)/float64(load), "replay/load")
+	b.ReportMetric(float64(replay60k)/float64(load), "replay60k/load")
+}
+
+// BenchmarkReplayEach replays each strategy alone over the real corpus (the
+// shared preparation, fact index and baseline included in "prepare").
+func BenchmarkReplayEach(b *testing.B) {
+	ts := corpus(b)
+	metric := ruler(b, "calibrated")
+	opt := &Options{Metric: metric, Rulers: rulers}
+	b.Run("prepare", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			for _, t := range ts {
+				sh := NewShared(t)
+				Baseline(sh, opt, Overhead(sh, metric))
+			}
+		}
+	})
+	shared := make([]*Shared, len(ts))
+	for i, t := range ts {
+		shared[i] = NewShared(t)
+	}
+	for _, spec := range Specs() {
+		b.Run(spec.ID, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				for _, sh := range shared {
+					Replay(sh, spec.ID, spec.New(spec.Params()), opt, 0, 1)
+				}
+			}
+		})
 	}
 }

@@ -53,7 +53,7 @@ func (c *codex) Compact(s *Sim) Outcome {
 		if !it.Msg.IsPrompt() || strings.HasPrefix(it.Msg.Text(), codexSummaryPrefix) {
 			continue
 		}
-		n := r.Message(&it.Msg)
+		n := r.Message(it.Msg)
 		if n > left {
 			text := clip(it.Msg.Text(), left*4)
 			it = s.Modify(it, []transcript.Block{{Kind: transcript.BlockText, Text: text}})
@@ -80,7 +80,7 @@ func plainText(items []Item) string {
 	var b strings.Builder
 	for i := range items {
 		b.WriteString("[" + items[i].Msg.Role.String() + "]: ")
-		writeText(&b, &items[i].Msg)
+		writeText(&b, items[i].Msg)
 		b.WriteString("\n")
 	}
 	return b.String()

@@ -125,13 +125,13 @@ func (ix *FactIndex) NeededAfter(f Fact, from, nmsgs int) bool {
 	return len(occ) > 0 && int(occ[len(occ)-1]) >= from
 }
 
-// heldBy reports whether a recorded message in the set (verbatim[i]) has the fact.
-func (ix *FactIndex) heldBy(f Fact, verbatim []bool) bool {
+// heldBy reports whether a recorded message kept verbatim has the fact.
+func (ix *FactIndex) heldBy(f Fact, verbatim func(int) bool) bool {
 	if f.Kind == FactConstraint {
 		return false // checked as text
 	}
 	for _, i := range ix.occurrences(f) {
-		if int(i) < len(verbatim) && verbatim[i] {
+		if verbatim(int(i)) {
 			return true
 		}
 	}

@@ -103,7 +103,7 @@ func TestNeedRecallByHand(t *testing.T) {
 	}
 	wantTok := 0
 	for _, it := range before {
-		wantTok += ruler(t, "chars4").Message(&it.Msg)
+		wantTok += ruler(t, "chars4").Message(it.Msg)
 	}
 	if ev.TokensBefore != wantTok || ev.TokensAfter != s.Tokens() || ev.CompressionRatio != float64(wantTok-s.Tokens())/float64(wantTok) {
 		t.Errorf("tokens %d → %d, ratio %v", ev.TokensBefore, ev.TokensAfter, ev.CompressionRatio)

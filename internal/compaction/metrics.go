@@ -94,6 +94,53 @@ func pairing(items []Item) (orphans, dangling map[string]bool) {
 	return orphans, dangling
 }
 
+// measureScratch is measure's reusable state: stamped slices instead of
+// maps, reset by bumping the stamp.
+type measureScratch struct {
+	stamp                 uint32
+	verbatim, present     []uint32 // by recorded message
+	turnBefore, turnAfter []uint32 // by turn
+	unchanged             map[itemKey]uint32
+	open                  map[string]bool
+}
+
+func (s *Sim) scratch(nmsgs, nturns int) *measureScratch {
+	sc := &s.sc
+	if len(sc.verbatim) != nmsgs {
+		sc.verbatim, sc.present = make([]uint32, nmsgs), make([]uint32, nmsgs)
+		sc.turnBefore, sc.turnAfter = make([]uint32, nturns), make([]uint32, nturns)
+		sc.unchanged, sc.open = map[itemKey]uint32{}, map[string]bool{}
+	}
+	sc.stamp++
+	return sc
+}
+
+// pairs counts orphan results and dangling calls in a context, leaving out
+// the pairs the recording itself lost.
+func (sc *measureScratch) pairs(items []Item, lost map[string]bool) (orphans, dangling int) {
+	clear(sc.open)
+	for i := range items {
+		for _, b := range items[i].Msg.Blocks {
+			switch b.Kind {
+			case transcript.BlockToolUse:
+				sc.open[b.ToolID] = true
+			case transcript.BlockToolResult:
+				if sc.open[b.ToolID] {
+					delete(sc.open, b.ToolID)
+				} else if !lost[b.ToolID] {
+					orphans++
+				}
+			}
+		}
+	}
+	for id := range sc.open {
+		if !lost[id] {
+			dangling++
+		}
+	}
+	return orphans, dangling
+}
+
 // modifiesFiles are tool names whose path argument is a file they change.
 var modifiesFiles = map[string]bool{
 	"Edit": true, "MultiEdit": true, "Write": true, "NotebookEdit": true,
@@ -112,65 +159,46 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	}
 
 	n := len(s.T.Messages)
-	if len(s.verbatim) != n {
-		s.verbatim = make([]bool, n)
-	}
-	verbatim := s.verbatim
-	for i := range s.Ctx {
-		if o := s.Ctx[i].Orig; o >= 0 {
-			verbatim[o] = false
-		}
-	}
-	for i := range before {
-		if o := before[i].Orig; o >= 0 {
-			verbatim[o] = false
-		}
-	}
-	present := map[int]bool{}       // orig indices present in any form after
-	unchanged := map[itemKey]bool{} // written or modified items present after
+	sc := s.scratch(n, len(s.Turns))
+	verbatim := func(o int) bool { return sc.verbatim[o] == sc.stamp }
 	var written strings.Builder
 	for i := range s.Ctx {
 		it := &s.Ctx[i]
 		if it.Orig >= 0 {
-			present[it.Orig] = true
+			sc.present[it.Orig] = sc.stamp
 			if !it.Modified {
-				verbatim[it.Orig] = true
+				sc.verbatim[it.Orig] = sc.stamp
 				continue
 			}
 		}
-		unchanged[keyOf(it)] = true
-		writeText(&written, &it.Msg)
+		sc.unchanged[keyOf(it)] = sc.stamp
+		writeText(&written, it.Msg)
 	}
 	text := written.String()
 
-	turnsBefore, turnsAfter := map[int]bool{}, map[int]bool{}
-	for i := range before {
-		if o := before[i].Orig; o >= 0 {
-			turnsBefore[s.TurnOf[o]] = true
+	for i := range s.Ctx {
+		if o := s.Ctx[i].Orig; o >= 0 {
+			sc.turnAfter[s.TurnOf[o]] = sc.stamp
 		}
 	}
-	for o := range present {
-		turnsAfter[s.TurnOf[o]] = true
-	}
-	for t := range turnsBefore {
-		if turnsAfter[t] {
+	for i := range before {
+		o := before[i].Orig
+		if o < 0 {
+			continue
+		}
+		t := s.TurnOf[o]
+		if sc.turnBefore[t] == sc.stamp {
+			continue
+		}
+		sc.turnBefore[t] = sc.stamp
+		if sc.turnAfter[t] == sc.stamp {
 			ev.KeptTurns++
 		} else {
 			ev.SummarizedTurns++
 		}
 	}
 
-	orph, dang := pairing(s.Ctx)
-	for id := range orph {
-		if !s.Lost[id] {
-			ev.OrphanResults++
-		}
-	}
-	for id := range dang {
-		if !s.Lost[id] {
-			ev.DanglingCalls++
-		}
-	}
+	ev.OrphanResults, ev.DanglingCalls = sc.pairs(s.Ctx, s.Lost)
 
 	// The dropped span: recorded messages no longer verbatim, and written
 	// messages that are gone.
@@ -189,27 +217,27 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	for i := range before {
 		it := &before[i]
 		switch {
-		case it.Orig >= 0 && verbatim[it.Orig]:
+		case it.Orig >= 0 && verbatim(it.Orig):
 			continue
 		case it.Orig >= 0 && !it.Modified:
-			add(s.Facts.PerMsg[it.Orig])
+			add(s.Facts().PerMsg[it.Orig])
 			for _, b := range it.Msg.Blocks {
 				if b.Kind == transcript.BlockToolUse && b.Path != "" && modifiesFiles[b.ToolName] {
 					files[b.Path] = true
 				}
 			}
-		case unchanged[keyOf(it)]:
+		case sc.unchanged[keyOf(it)] == sc.stamp:
 			continue // a written or modified message still there as it was
 		default: // a written or modified message that is gone or changed again
-			add(ex.message(&it.Msg))
+			add(ex.message(it.Msg))
 		}
 	}
 	heldFact := func(f Fact) bool {
-		if s.Facts.heldBy(f, verbatim) || strings.Contains(text, f.Text) {
+		if s.Facts().heldBy(f, verbatim) || strings.Contains(text, f.Text) {
 			return true
 		}
 		if base := pathBase(f); base != "" {
-			return s.Facts.heldBy(Fact{FactPath, base}, verbatim) || strings.Contains(text, base)
+			return s.Facts().heldBy(Fact{FactPath, base}, verbatim) || strings.Contains(text, base)
 		}
 		return false
 	}
@@ -223,7 +251,7 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 				errKept++
 			}
 		}
-		if !s.Facts.NeededAfter(f, s.Cursor, n) {
+		if !s.Facts().NeededAfter(f, s.Cursor, n) {
 			continue
 		}
 		need[f.Kind]++
@@ -256,7 +284,7 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 		if !m.IsPrompt() {
 			continue
 		}
-		kept := verbatim[p]
+		kept := verbatim(p)
 		if !kept {
 			if key := intentKey(m.Text()); key != "" {
 				kept = strings.Contains(collapseSpace(text), key)

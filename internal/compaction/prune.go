@@ -70,7 +70,7 @@ loop:
 			if it.Modified && b.InjectedKind == placeholderPruned {
 				break loop
 			}
-			n := r.Text(b.Text)
+			n := r.Block(b)
 			total += n
 			if total > p.p.Protect {
 				freed += n
@@ -105,7 +105,7 @@ func (p *prune) Compact(s *Sim) Outcome {
 		for i, js := range byItem {
 			nb := append([]transcript.Block(nil), ctx[i].Msg.Blocks...)
 			for _, j := range js {
-				after -= s.Metric.Text(nb[j].Text)
+				after -= s.Metric.Block(&nb[j])
 				nb[j] = placeholderResult(nb[j], p.p.Placeholder, placeholderPruned)
 				after += s.Metric.Text(p.p.Placeholder)
 			}

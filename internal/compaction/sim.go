@@ -20,7 +20,9 @@ type Ruler interface {
 
 // Item is one message of a simulated context.
 type Item struct {
-	Msg transcript.Message
+	// Msg is the message; recorded ones point into the transcript and are
+	// never changed (Modify copies).
+	Msg *transcript.Message
 	// Orig is the message's index in the recording, or -1 for a message a
 	// strategy wrote (a summary, a continuation notice).
 	Orig int
@@ -64,9 +66,11 @@ type Sim struct {
 	// Summarizer writes summaries (Deterministic by default).
 	Summarizer Summarizer
 
-	tok      []int  // metric tokens of each Ctx item, thinking included
-	think    []int  // metric tokens of each Ctx item's thinking blocks
-	verbatim []bool // scratch for measure, indexed by recorded message
+	tok   []int // metric tokens of each Ctx item, thinking included
+	think []int // metric tokens of each Ctx item's thinking blocks
+	sc    measureScratch
+	// aux keeps running totals of the context by other rulers (Count).
+	aux []*auxTotal
 	// strip is set for models whose API drops the thinking of earlier turns
 	// (tokens.StripsOldThinking): thinking before the last prompt is not
 	// part of the prompt.
@@ -87,10 +91,14 @@ type Shared struct {
 	// Calls are the message indices of the API calls: every assistant
 	// message (the model produced it, whether or not usage was recorded).
 	Calls []int
-	Facts *FactIndex
+	// facts is built on first use (Facts): only transcripts with a
+	// compaction need it.
+	facts *FactIndex
 	// Lost are tool ids whose pairing the recording itself broke; they are
 	// not held against strategies.
 	Lost map[string]bool
+	// prompts caches Message.IsPrompt of every recorded message.
+	prompts []bool
 	// RuleSets are rule sets given by the caller (a rules file), by name;
 	// other names resolve to the built-in sets.
 	RuleSets map[string]*anchors.RuleSet
@@ -102,10 +110,12 @@ type Shared struct {
 func NewShared(t *transcript.Transcript) *Shared {
 	sh := &Shared{T: t, Turns: t.Turns(), Lost: map[string]bool{}}
 	sh.TurnOf = transcript.TurnOf(sh.Turns, len(t.Messages))
+	sh.prompts = make([]bool, len(t.Messages))
 	for i := range t.Messages {
 		if t.Messages[i].Role == transcript.RoleAssistant {
 			sh.Calls = append(sh.Calls, i)
 		}
+		sh.prompts[i] = t.Messages[i].IsPrompt()
 	}
 	orph, dang := pairing(originals(t.Messages))
 	for id := range orph {
@@ -114,14 +124,21 @@ func NewShared(t *transcript.Transcript) *Shared {
 	for id := range dang {
 		sh.Lost[id] = true
 	}
-	sh.Facts = IndexFacts(t)
 	return sh
+}
+
+// Facts returns the transcript's fact index, building it on first use.
+func (sh *Shared) Facts() *FactIndex {
+	if sh.facts == nil {
+		sh.facts = IndexFacts(sh.T)
+	}
+	return sh.facts
 }
 
 func originals(msgs []transcript.Message) []Item {
 	items := make([]Item, len(msgs))
 	for i := range msgs {
-		items[i] = Item{Msg: msgs[i], Orig: i}
+		items[i] = Item{Msg: &msgs[i], Orig: i}
 	}
 	return items
 }
@@ -154,24 +171,40 @@ func (s *Sim) CacheRead() int {
 	return n
 }
 
-// Count is the context's size by another ruler.
+// auxTotal is a running count of the context by another ruler.
+type auxTotal struct {
+	r     Ruler
+	tok   []int
+	total int
+}
+
+// Count is the context's size by another ruler. The first call for a ruler
+// counts the context; later calls read a total kept up to date as the
+// context changes.
 func (s *Sim) Count(r Ruler) int {
-	n := 0
-	for i := range s.Ctx {
-		n += r.Message(&s.Ctx[i].Msg)
+	for _, a := range s.aux {
+		if a.r == r {
+			return a.total
+		}
 	}
-	return n
+	a := &auxTotal{r: r, tok: make([]int, len(s.Ctx))}
+	for i := range s.Ctx {
+		a.tok[i] = r.Message(s.Ctx[i].Msg)
+		a.total += a.tok[i]
+	}
+	s.aux = append(s.aux, a)
+	return a.total
 }
 
 // Synthetic makes a message a strategy writes.
 func (s *Sim) Synthetic(role transcript.Role, text string) Item {
 	s.nextID++
-	return Item{Orig: -1, id: s.nextID, Msg: transcript.Message{
+	return Item{Orig: -1, id: s.nextID, Msg: &transcript.Message{
 		Role: role, Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: text}}}}
 }
 
 // Original returns recorded message i as a context item.
-func (s *Sim) Original(i int) Item { return Item{Msg: s.T.Messages[i], Orig: i} }
+func (s *Sim) Original(i int) Item { return Item{Msg: &s.T.Messages[i], Orig: i} }
 
 // ContextTurns returns the turns of the recording whose messages the
 // context holds verbatim, in order (a turn counts when its prompt, or its
@@ -202,8 +235,12 @@ func (s *Sim) append(to int) {
 
 // push adds an item at the end of the context, keeping the totals.
 func (s *Sim) push(it Item) {
-	n, th := s.Metric.Message(&it.Msg), s.thinking(&it.Msg)
-	if s.strip && it.Msg.IsPrompt() {
+	s.pushCounted(it, s.Metric.Message(it.Msg), s.thinking(it.Msg))
+}
+
+// pushCounted is push with the item's counts already known.
+func (s *Sim) pushCounted(it Item, n, th int) {
+	if s.strip && s.isPrompt(&it) {
 		// The thinking of every earlier turn leaves the prompt.
 		for i := max(s.lastPrompt, 0); i < len(s.Ctx); i++ {
 			s.total -= s.think[i]
@@ -214,19 +251,35 @@ func (s *Sim) push(it Item) {
 	s.tok = append(s.tok, n)
 	s.think = append(s.think, th)
 	s.total += n
+	for _, a := range s.aux {
+		k := a.r.Message(it.Msg)
+		a.tok = append(a.tok, k)
+		a.total += k
+	}
+}
+
+// isPrompt is Message.IsPrompt, precomputed for recorded messages.
+func (s *Sim) isPrompt(it *Item) bool {
+	if it.Orig >= 0 && !it.Modified {
+		return s.prompts[it.Orig]
+	}
+	return it.Msg.IsPrompt()
 }
 
 // setStrip switches the thinking rule (the upcoming call's model decides)
-// and recounts the context when it changes.
+// and recounts the context's total when it changes.
 func (s *Sim) setStrip(strip bool) {
 	if strip == s.strip {
 		return
 	}
-	ctx, stable := s.Ctx, s.stable
+	ctx, tok, think, stable := s.Ctx, s.tok, s.think, s.stable
 	s.strip = strip
 	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = nil, nil, nil, 0, -1
-	for _, it := range ctx {
-		s.push(it)
+	for _, a := range s.aux {
+		a.tok, a.total = a.tok[:0], 0
+	}
+	for i, it := range ctx {
+		s.pushCounted(it, tok[i], think[i])
 	}
 	s.stable = stable
 }
@@ -242,13 +295,26 @@ func (s *Sim) thinking(m *transcript.Message) int {
 }
 
 // replace installs a compacted context and works out how much of its start
-// is unchanged (the prompt-cache prefix).
+// is unchanged (the prompt-cache prefix). Items unchanged at the same
+// position keep their counts.
 func (s *Sim) replace(ctx []Item) {
-	old := s.Ctx
+	old, oldTok, oldThink := s.Ctx, s.tok, s.think
+	oldAux := make([][]int, len(s.aux))
+	for j, a := range s.aux {
+		oldAux[j], a.tok, a.total = a.tok, make([]int, 0, len(ctx)), 0
+	}
 	stable := s.stable
-	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = nil, nil, nil, 0, -1
-	for _, it := range ctx {
-		s.push(it)
+	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = make([]Item, 0, len(ctx)), make([]int, 0, len(ctx)), make([]int, 0, len(ctx)), 0, -1
+	for i, it := range ctx {
+		if i < len(old) && sameItem(&old[i], &it) {
+			s.pushCounted(it, oldTok[i], oldThink[i])
+			for j, a := range s.aux { // pushCounted recounted; the old count is the same
+				a.total += oldAux[j][i] - a.tok[len(a.tok)-1]
+				a.tok[len(a.tok)-1] = oldAux[j][i]
+			}
+		} else {
+			s.push(it)
+		}
 	}
 	same := 0
 	for same < len(old) && same < len(ctx) && same < stable && sameItem(&old[same], &ctx[same]) {
@@ -273,7 +339,9 @@ func (s *Sim) summarize(r *SummaryRequest) string {
 // and given a new identity (its cached prefix breaks once, not forever).
 func (s *Sim) Modify(it Item, blocks []transcript.Block) Item {
 	s.nextID++
-	it.Msg.Blocks = blocks
+	m := *it.Msg
+	m.Blocks = blocks
+	it.Msg = &m
 	it.Modified = true
 	it.id = s.nextID
 	return it

@@ -89,7 +89,7 @@ func gather(items []Item) *span {
 		}
 	}
 	for i := range items {
-		m := &items[i].Msg
+		m := items[i].Msg
 		if m.IsPrompt() {
 			p := m.Text()
 			sp.prompts = append(sp.prompts, p)

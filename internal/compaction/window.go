@@ -137,7 +137,7 @@ func originalTask(ctx []Item) string {
 func (w *window) format(items []Item) string {
 	var b strings.Builder
 	for i := range items {
-		m := &items[i].Msg
+		m := items[i].Msg
 		if i > 0 {
 			b.WriteString("\n\n---\n\n")
 		}
@@ -184,7 +184,9 @@ func (w *window) truncatedView(items []Item) []Item {
 			bl.ResetTokenCache()
 			blocks[j] = bl
 		}
-		it.Msg.Blocks = blocks
+		m := *it.Msg
+		m.Blocks = blocks
+		it.Msg = &m
 		out[i] = it
 	}
 	return out
