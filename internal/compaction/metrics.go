@@ -99,25 +99,130 @@ func pairing(items []Item) (orphans, dangling map[string]bool) {
 type measureScratch struct {
 	stamp                 uint32
 	verbatim, present     []uint32 // by recorded message
+	pos                   []int32  // position in the context, where present
 	turnBefore, turnAfter []uint32 // by turn
-	unchanged             map[itemKey]uint32
+	unchanged             []uint32 // by item id (written and modified items)
 	open                  map[string]bool
 }
 
 func (s *Sim) scratch(nmsgs, nturns int) *measureScratch {
 	sc := &s.sc
 	if len(sc.verbatim) != nmsgs {
-		sc.verbatim, sc.present = make([]uint32, nmsgs), make([]uint32, nmsgs)
+		sc.verbatim, sc.present, sc.pos = make([]uint32, nmsgs), make([]uint32, nmsgs), make([]int32, nmsgs)
 		sc.turnBefore, sc.turnAfter = make([]uint32, nturns), make([]uint32, nturns)
-		sc.unchanged, sc.open = map[itemKey]uint32{}, map[string]bool{}
+		sc.open = map[string]bool{}
+	}
+	if need := s.nextID + 1; len(sc.unchanged) < need {
+		sc.unchanged = append(sc.unchanged, make([]uint32, need-len(sc.unchanged)+64)...)
 	}
 	sc.stamp++
 	return sc
 }
 
-// pairs counts orphan results and dangling calls in a context, leaving out
-// the pairs the recording itself lost.
-func (sc *measureScratch) pairs(items []Item, lost map[string]bool) (orphans, dangling int) {
+// toolPartner is a tool block of a recorded message and the message that
+// holds the other half of its pair.
+type toolPartner struct {
+	id      string
+	result  bool
+	partner int // message index, -1 when the recording has none
+}
+
+// toolPartners pairs the recording's tool blocks by id, once per transcript.
+func toolPartners(msgs []transcript.Message) [][]toolPartner {
+	callAt, resultAt := map[string]int{}, map[string]int{}
+	for i := range msgs {
+		for _, b := range msgs[i].Blocks {
+			switch b.Kind {
+			case transcript.BlockToolUse:
+				callAt[b.ToolID] = i
+			case transcript.BlockToolResult:
+				resultAt[b.ToolID] = i
+			}
+		}
+	}
+	out := make([][]toolPartner, len(msgs))
+	for i := range msgs {
+		for _, b := range msgs[i].Blocks {
+			var at map[string]int
+			switch b.Kind {
+			case transcript.BlockToolUse:
+				at = resultAt
+			case transcript.BlockToolResult:
+				at = callAt
+			default:
+				continue
+			}
+			p, ok := at[b.ToolID]
+			if !ok {
+				p = -1
+			}
+			out[i] = append(out[i], toolPartner{id: b.ToolID, result: b.Kind == transcript.BlockToolResult, partner: p})
+		}
+	}
+	return out
+}
+
+// sameTools reports whether a (modified) item still has its recorded
+// message's tool blocks, in order: masking and clearing keep them.
+func sameTools(it *Item, want []toolPartner) bool {
+	k := 0
+	for _, b := range it.Msg.Blocks {
+		if b.Kind != transcript.BlockToolUse && b.Kind != transcript.BlockToolResult {
+			continue
+		}
+		if k >= len(want) || want[k].id != b.ToolID || want[k].result != (b.Kind == transcript.BlockToolResult) {
+			return false
+		}
+		k++
+	}
+	return k == len(want)
+}
+
+// pairs counts orphan results and dangling calls in the context (measure
+// has set present and pos), leaving out the pairs the recording itself
+// lost. Recorded messages use the precomputed partners; a context holding
+// written tool blocks is checked by id.
+func (sc *measureScratch) pairs(sh *Shared, items []Item) (orphans, dangling int) {
+	for i := range items {
+		it := &items[i]
+		if it.Orig < 0 || (it.Modified && !sameTools(it, sh.partners[it.Orig])) {
+			if hasTools(it.Msg) {
+				return sc.pairsByID(items, sh.Lost)
+			}
+		}
+	}
+	for i := range items {
+		it := &items[i]
+		if it.Orig < 0 {
+			continue
+		}
+		for _, tp := range sh.partners[it.Orig] {
+			ok := tp.partner >= 0 && sc.present[tp.partner] == sc.stamp &&
+				(tp.result && int(sc.pos[tp.partner]) < i || !tp.result && int(sc.pos[tp.partner]) > i)
+			if ok || sh.Lost[tp.id] {
+				continue
+			}
+			if tp.result {
+				orphans++
+			} else {
+				dangling++
+			}
+		}
+	}
+	return orphans, dangling
+}
+
+func hasTools(m *transcript.Message) bool {
+	for _, b := range m.Blocks {
+		if b.Kind == transcript.BlockToolUse || b.Kind == transcript.BlockToolResult {
+			return true
+		}
+	}
+	return false
+}
+
+// pairsByID counts orphans and dangling calls by tool id.
+func (sc *measureScratch) pairsByID(items []Item, lost map[string]bool) (orphans, dangling int) {
 	clear(sc.open)
 	for i := range items {
 		for _, b := range items[i].Msg.Blocks {
@@ -165,13 +270,13 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	for i := range s.Ctx {
 		it := &s.Ctx[i]
 		if it.Orig >= 0 {
-			sc.present[it.Orig] = sc.stamp
+			sc.present[it.Orig], sc.pos[it.Orig] = sc.stamp, int32(i)
 			if !it.Modified {
 				sc.verbatim[it.Orig] = sc.stamp
 				continue
 			}
 		}
-		sc.unchanged[keyOf(it)] = sc.stamp
+		sc.unchanged[it.id] = sc.stamp
 		writeText(&written, it.Msg)
 	}
 	text := written.String()
@@ -198,7 +303,7 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 		}
 	}
 
-	ev.OrphanResults, ev.DanglingCalls = sc.pairs(s.Ctx, s.Lost)
+	ev.OrphanResults, ev.DanglingCalls = sc.pairs(s.Shared, s.Ctx)
 
 	// The dropped span: recorded messages no longer verbatim, and written
 	// messages that are gone.
@@ -206,7 +311,21 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	seen := map[Fact]bool{}
 	var dropped []Fact
 	files := map[string]bool{}
+	sources := 0
 	add := func(fs []Fact) {
+		sources++
+		if sources == 1 {
+			dropped = fs // one message's facts are distinct already
+			return
+		}
+		if sources == 2 {
+			first := dropped
+			dropped = nil
+			for _, f := range first {
+				seen[f] = true
+				dropped = append(dropped, f)
+			}
+		}
 		for _, f := range fs {
 			if !seen[f] {
 				seen[f] = true
@@ -226,7 +345,7 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 					files[b.Path] = true
 				}
 			}
-		case sc.unchanged[keyOf(it)] == sc.stamp:
+		case it.id > 0 && sc.unchanged[it.id] == sc.stamp:
 			continue // a written or modified message still there as it was
 		default: // a written or modified message that is gone or changed again
 			add(ex.message(it.Msg))

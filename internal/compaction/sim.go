@@ -99,6 +99,9 @@ type Shared struct {
 	Lost map[string]bool
 	// prompts caches Message.IsPrompt of every recorded message.
 	prompts []bool
+	// partners lists, per recorded message, its tool blocks with the index
+	// of the message holding the other half of the pair (-1: none).
+	partners [][]toolPartner
 	// RuleSets are rule sets given by the caller (a rules file), by name;
 	// other names resolve to the built-in sets.
 	RuleSets map[string]*anchors.RuleSet
@@ -117,6 +120,7 @@ func NewShared(t *transcript.Transcript) *Shared {
 		}
 		sh.prompts[i] = t.Messages[i].IsPrompt()
 	}
+	sh.partners = toolPartners(t.Messages)
 	orph, dang := pairing(originals(t.Messages))
 	for id := range orph {
 		sh.Lost[id] = true
