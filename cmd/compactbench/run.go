@@ -39,12 +39,14 @@ func init() {
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when any input problem was found"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "never show the progress bar"},
+			rulesFlag, labelsFlag, evidenceFlag,
 		},
 		Action: func(c *cli.Context) error {
 			opts := runOptions{
 				Paths: c.Args().Slice(), Jobs: c.Int("jobs"), Out: c.String("out"),
 				InputFormat: c.String("input-format"), Strict: c.Bool("strict"), Quiet: c.Bool("quiet"),
 				Progress: !c.Bool("no-progress"),
+				Rules:    c.StringSlice("rules"), Labels: c.StringSlice("labels"), Evidence: c.String("evidence"),
 			}
 			var err error
 			if opts.Formats, err = parseFormats(c.String("format")); err != nil {
@@ -66,6 +68,12 @@ type runOptions struct {
 	Quiet       bool
 	Progress    bool
 	Config      analysis.Config
+	// Rules, Labels and Evidence are --rules, --labels and --evidence.
+	Rules    []string
+	Labels   []string
+	Evidence string
+	// NoAnchors leaves Config.Anchors nil (tests and benchmarks).
+	NoAnchors bool
 }
 
 // outputFormats are the outputs chosen by name with --format.
@@ -118,6 +126,11 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if len(files) == 0 {
 		return usageErr("no transcript files under %s", strings.Join(opts.Paths, ", "))
 	}
+	if opts.Config.Anchors == nil && !opts.NoAnchors {
+		if opts.Config.Anchors, err = anchorConfig(opts.Rules, opts.Labels, opts.Evidence, inputs.Labels); err != nil {
+			return err
+		}
+	}
 	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: report.Meta{
 		Tool: "compactbench", Version: version, ConfigHash: configHash(&opts.Config), Inputs: opts.Paths,
 	}})
@@ -139,9 +152,13 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		})
 		return out, err
 	}
+	var ids, paths []string // for labels that name no transcript
 	emit := func(i int, rs []*analysis.Result) error {
 		if bar != nil {
 			bar.Add64(files[i].Size)
+		}
+		for _, r := range rs {
+			ids, paths = append(ids, r.Transcript.TranscriptID), append(paths, r.Transcript.Path)
 		}
 		return w.AddFile(rs)
 	}
@@ -162,6 +179,12 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 			if err := report.CorpusTable(stdout, sum); err != nil {
 				return err
 			}
+			if err := report.AnchorsTable(stdout, sum); err != nil {
+				return err
+			}
+		}
+		if opts.Config.Anchors != nil {
+			warnUnmatchedLabels(stderr, opts.Config.Anchors.Labels, ids, paths)
 		}
 		fmt.Fprintf(stderr, "read %d files (%.1f MB) in %v: %d transcripts, %d problems; outputs in %s\n",
 			len(files), float64(total)/1e6, elapsed.Round(time.Millisecond), sum.Corpus.Transcripts, sum.Corpus.Problems, opts.Out)

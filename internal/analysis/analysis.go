@@ -9,12 +9,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
 // Config is everything that shapes an analysis. Its canonical JSON form is
 // hashed into summary.json, so two runs with equal configs are comparable.
-type Config struct{}
+type Config struct {
+	// Anchors configures anchor detection and scoring; nil skips it.
+	Anchors *AnchorConfig `json:"anchors,omitempty"`
+}
 
 // Result is everything one transcript contributes to the outputs.
 type Result struct {
@@ -22,6 +26,13 @@ type Result struct {
 	Problems   []ProblemRow
 	// IgnoredByType is the transcript's ignored-line count per record type.
 	IgnoredByType map[string]int
+	// Anchors are the detected anchors, per rule set (anchors table).
+	Anchors []AnchorRow
+	// Labels are the gold and evidence labels (labels table).
+	Labels []LabelRow
+	// AnchorCounts are the per-rule-set counts the rules table and
+	// summary.json sum.
+	AnchorCounts []anchors.SetCounts
 }
 
 // TranscriptRow is a row of the transcripts table: one per transcript read.
@@ -74,6 +85,9 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 	r.IgnoredByType = s.IgnoredByType
 	for _, p := range t.Problems {
 		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})
+	}
+	if cfg.Anchors != nil {
+		analyzeAnchors(t, turns, cfg.Anchors, r)
 	}
 	return r
 }

@@ -45,12 +45,14 @@ type cnode struct {
 	tools   toolSet
 	success int8 // -1 any, 0 must fail, 1 must succeed
 	last    bool
+	min     int // calls or results that must match
 	command *tnode
 	path    *tnode
 	input   *tnode
 	output  *tnode
 	text    *tnode
 	cost    int
+	pos     int // position in its source list
 	src     *Cond
 }
 
@@ -119,6 +121,7 @@ func (p *program) condList(cs []*Cond) []*cnode {
 	out := make([]*cnode, len(cs))
 	for i, c := range cs {
 		out[i] = p.cond(c)
+		out[i].pos = i
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].cost < out[j].cost })
 	return out
@@ -134,11 +137,13 @@ func (p *program) cond(c *Cond) *cnode {
 		}
 	case CondPreviousError:
 	case CondCall:
+		n.min = c.Call.Min
 		n.tools = newToolSet(c.Call.Tools)
 		n.command, n.path, n.input = p.text(c.Call.Command), p.text(c.Call.Path), p.text(c.Call.Input)
 		n.cost = 1 + max(n.command.costOf(), n.path.costOf(), n.input.costOf())
 	case CondResult:
 		r := c.Result
+		n.min = r.Min
 		n.tools = newToolSet(r.Tools)
 		if r.Success != nil {
 			n.success = 0
@@ -401,9 +406,15 @@ func (p *program) holds(n *cnode, f *turnFacts) bool {
 	case CondPreviousError:
 		return f.prevErr == n.b
 	case CondCall:
+		if len(f.calls) < n.min {
+			return false
+		}
+		k := 0
 		for i := range f.calls {
 			if p.callMatches(n, &f.calls[i]) {
-				return true
+				if k++; k >= n.min {
+					return true
+				}
 			}
 		}
 		return false
@@ -412,9 +423,15 @@ func (p *program) holds(n *cnode, f *turnFacts) bool {
 		if n.last && len(rs) > 0 {
 			rs = rs[len(rs)-1:]
 		}
+		if len(rs) < n.min {
+			return false
+		}
+		k := 0
 		for i := range rs {
 			if p.resultMatches(n, &rs[i]) {
-				return true
+				if k++; k >= n.min {
+					return true
+				}
 			}
 		}
 		return false

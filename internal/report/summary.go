@@ -2,6 +2,7 @@ package report
 
 import (
 	"github.com/compactbench/compactbench/internal/analysis"
+	"github.com/compactbench/compactbench/internal/anchors"
 )
 
 // SchemaVersion is bumped when summary.json changes incompatibly.
@@ -24,6 +25,9 @@ type Summary struct {
 	SchemaVersion int    `json:"schema_version"`
 	Meta          Meta   `json:"meta"`
 	Corpus        Corpus `json:"corpus"`
+	// Anchors are the per-rule-set anchor aggregates (rules table, set rows).
+	Anchors     []RuleSetSummary `json:"anchors,omitempty"`
+	anchorTally anchors.Tally
 }
 
 // Totals are counts summed over transcripts.
@@ -86,7 +90,10 @@ func (s *Summary) add(r *analysis.Result) {
 	for typ, n := range r.IgnoredByType {
 		c.IgnoredByType[typ] += int64(n)
 	}
+	s.anchorTally.Add(r.AnchorCounts)
 }
 
 // finish computes the aggregates that need every result (medians, rates).
-func (s *Summary) finish() {}
+func (s *Summary) finish() {
+	s.Anchors = anchorSummaries(&s.anchorTally)
+}
