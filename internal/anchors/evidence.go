@@ -149,7 +149,7 @@ func DeriveEvidence(t *transcript.Transcript, turns []transcript.Turn, kinds []E
 				if cmd == "" {
 					continue
 				}
-				if want[EvidenceCommit] && r.Success && gitCommitRE.MatchString(cmd) {
+				if want[EvidenceCommit] && r.Success && strings.Contains(cmd, "commit") && gitCommitRE.MatchString(cmd) {
 					if m := commitLineRE.FindString(r.Output); m != "" {
 						add(i, EvidenceCommit, strings.TrimSpace(m))
 					}
@@ -260,8 +260,18 @@ var (
 	failureRE = regexp.MustCompile(`(?m)^(FAIL\b|FAILED\b|--- FAIL)|\b[1-9][0-9]* (failed|failures?|errors?|failing)\b|\btest result: FAILED\b|\bTests? failed\b`)
 )
 
+// Literal prefilters: Go's regexp scans the whole text for these
+// alternations, and most commands and outputs hold none of the literals.
+var (
+	testRunnerPre = newPrefilter(testRunnerRE.String(), false)
+	failurePre    = newPrefilter(failureRE.String(), false)
+)
+
 // testRunner returns the normalised test runner a command invokes, or "".
 func testRunner(cmd string) string {
+	if !testRunnerPre.mayMatch(&text{s: cmd}) {
+		return ""
+	}
 	m := testRunnerRE.FindStringSubmatch(cmd)
 	if m == nil {
 		return ""
@@ -296,7 +306,7 @@ func testVerdict(r *transcript.ToolResult) verdict {
 			return verdictNone
 		}
 	}
-	if !r.Success || failureRE.MatchString(out) {
+	if !r.Success || (failurePre.mayMatch(&text{s: out}) && failureRE.MatchString(out)) {
 		return verdictFail
 	}
 	return verdictPass

@@ -249,3 +249,19 @@ func TestParseLabels(t *testing.T) {
 		}
 	}
 }
+
+func TestEvidencePrefilters(t *testing.T) {
+	if testRunnerPre == nil || failurePre == nil {
+		t.Fatal("evidence regexes lost their literal prefilters")
+	}
+	for _, out := range []string{"--- FAIL: TestX", "FAIL\tpkg", "3 failed, 2 passed", "test result: FAILED. 1 passed", "1 failing"} {
+		if testVerdict(&transcript.ToolResult{Success: true, Output: out}) != verdictFail {
+			t.Errorf("%q not a failure", out)
+		}
+	}
+	for _, out := range []string{"ok  \tpkg\t0.1s", "10 tests, 0 failures", "Tests: 4 passed"} {
+		if testVerdict(&transcript.ToolResult{Success: true, Output: out}) != verdictPass {
+			t.Errorf("%q not a pass", out)
+		}
+	}
+}
