@@ -1,0 +1,187 @@
+package anchors
+
+import (
+	"strings"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// BuildStatus is the build state a PreservationContext records.
+type BuildStatus string
+
+// Build states (seed 000 §3.1).
+const (
+	BuildPassing BuildStatus = "passing"
+	BuildFailing BuildStatus = "failing"
+	BuildUnknown BuildStatus = "unknown"
+)
+
+// PreservationContext is the state a summary must carry (seed 000 §3.4,
+// BR-006), extracted from turns exactly as the seed's
+// extract_from_turns does:
+//
+//   - ActiveFiles: the file of every tool call that names one, first
+//     appearance order, no duplicates (see callFile);
+//   - CurrentGoals: for each user message whose lower-cased text contains
+//     "help me", "i want to", "i need to" or "please", the text up to its
+//     first '.', cut to 100 characters, without duplicates; the last 3 kept;
+//   - ErrorStates: the first line of every failed tool result, cut to 100
+//     characters (every one, duplicates included; empty outputs add none);
+//   - BuildStatus: over all tool results in order, one whose lower-cased
+//     output contains "test" sets passing when it also contains "pass" or
+//     "success", else failing when it contains "fail" or "error"; the last
+//     such result wins; unknown when none;
+//   - LastUserIntent: the last turn's user message cut to 200 characters
+//     ("Continue conversation" when there are no turns).
+//
+// Characters are Unicode code points (Rust's chars()).
+type PreservationContext struct {
+	ActiveFiles    []string
+	CurrentGoals   []string
+	ErrorStates    []string
+	BuildStatus    BuildStatus
+	LastUserIntent string
+}
+
+// ExtractContext computes the PreservationContext of turns.
+func ExtractContext(turns []transcript.Turn) PreservationContext {
+	ctx := make([]turnContext, len(turns))
+	for i := range turns {
+		ctx[i] = contextOf(&turns[i])
+	}
+	return foldContext(ctx, turns)
+}
+
+// Format renders the context as seed 000's format_for_summary:
+// "Active files: …\nGoals: …\nBuild: …", with "None" and "Continue
+// conversation" for empty lists.
+func (c *PreservationContext) Format() string {
+	files := "None"
+	if len(c.ActiveFiles) > 0 {
+		files = strings.Join(c.ActiveFiles, ", ")
+	}
+	goals := "Continue conversation"
+	if len(c.CurrentGoals) > 0 {
+		goals = strings.Join(c.CurrentGoals, "; ")
+	}
+	return "Active files: " + files + "\nGoals: " + goals + "\nBuild: " + string(c.BuildStatus)
+}
+
+// FormatCodelet renders the context as seed 001's preserveContext: the same
+// three lines with empty lists left empty.
+func (c *PreservationContext) FormatCodelet() string {
+	return "Active files: " + strings.Join(c.ActiveFiles, ", ") + "\nGoals: " + strings.Join(c.CurrentGoals, "; ") +
+		"\nBuild: " + string(c.BuildStatus)
+}
+
+// turnContext is what one turn contributes to a PreservationContext.
+type turnContext struct {
+	files  []string
+	errors []string
+	build  BuildStatus // the turn's last decisive result, or unknown
+	goal   string
+	isGoal bool
+}
+
+// searchTools name a directory to search, not a file to work on.
+var searchTools = map[string]bool{"Glob": true, "Grep": true, "LS": true, "glob": true, "grep": true, "ls": true}
+
+// callFile is the seeds' ToolCall::filename(): the file a call works on
+// (file_path, notebook_path or path of its input), except for search tools
+// whose path is a directory to search.
+func callFile(c *transcript.ToolCall) string {
+	if searchTools[c.Name] {
+		return ""
+	}
+	return c.Path
+}
+
+// goalMarkers are the seed's goal indicators, matched on lower-cased text.
+var goalMarkers = []string{"help me", "i want to", "i need to", "please"}
+
+func contextOf(t *transcript.Turn) turnContext {
+	var c turnContext
+	for i := range t.ToolCalls {
+		if f := callFile(&t.ToolCalls[i]); f != "" {
+			c.files = append(c.files, f)
+		}
+	}
+	c.build = BuildUnknown
+	for i := range t.ToolResults {
+		r := &t.ToolResults[i]
+		if !r.Success && r.Output != "" {
+			line, _, nl := strings.Cut(r.Output, "\n")
+			if nl { // Rust's lines() drops the \r of a \r\n ending only
+				line = strings.TrimSuffix(line, "\r")
+			}
+			c.errors = append(c.errors, firstRunes(line, 100))
+		}
+		lower := strings.ToLower(r.Output)
+		if strings.Contains(lower, "test") {
+			if strings.Contains(lower, "pass") || strings.Contains(lower, "success") {
+				c.build = BuildPassing
+			} else if strings.Contains(lower, "fail") || strings.Contains(lower, "error") {
+				c.build = BuildFailing
+			}
+		}
+	}
+	lower := strings.ToLower(t.UserMessage)
+	for _, m := range goalMarkers {
+		if strings.Contains(lower, m) {
+			first, _, _ := strings.Cut(t.UserMessage, ".")
+			c.goal, c.isGoal = firstRunes(first, 100), true
+			break
+		}
+	}
+	return c
+}
+
+func foldContext(cs []turnContext, turns []transcript.Turn) PreservationContext {
+	pc := PreservationContext{BuildStatus: BuildUnknown, ActiveFiles: []string{}, CurrentGoals: []string{}, ErrorStates: []string{}}
+	seen := map[string]bool{}
+	for i := range cs {
+		c := &cs[i]
+		for _, f := range c.files {
+			if !seen[f] {
+				seen[f] = true
+				pc.ActiveFiles = append(pc.ActiveFiles, f)
+			}
+		}
+		pc.ErrorStates = append(pc.ErrorStates, c.errors...)
+		if c.build != BuildUnknown {
+			pc.BuildStatus = c.build
+		}
+		if c.isGoal {
+			dup := false
+			for _, g := range pc.CurrentGoals {
+				if g == c.goal {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				pc.CurrentGoals = append(pc.CurrentGoals, c.goal)
+			}
+		}
+	}
+	if n := len(pc.CurrentGoals); n > 3 {
+		pc.CurrentGoals = pc.CurrentGoals[n-3:]
+	}
+	pc.LastUserIntent = "Continue conversation"
+	if len(turns) > 0 {
+		pc.LastUserIntent = firstRunes(turns[len(turns)-1].UserMessage, 200)
+	}
+	return pc
+}
+
+// firstRunes returns s cut to its first n code points.
+func firstRunes(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}

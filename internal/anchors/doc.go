@@ -1,0 +1,69 @@
+// Package anchors detects anchor turns: the turns of a conversation that a
+// compaction should keep from (an error fixed and verified, a task done, a
+// user's change of direction, a feature milestone). It follows seeds 000 and
+// 001 (shared/seeds) and REFERENCE.md §B.
+//
+// # Rules are data
+//
+// A RuleSet is parsed from YAML (see Parse and the embedded sets under
+// rulesets/: codelet, fspec, tuned). A rule has a name, an anchor Type, a
+// weight, a confidence and conditions over one transcript.Turn:
+//
+//	previous_error  the turn's PreviousError flag
+//	call            some tool call of the turn matches (tool names, command,
+//	                path, input JSON; `min: N` for at least N calls)
+//	result          some tool result of the turn matches (tool, success,
+//	                output, the command of its call, last result only;
+//	                `min: N` for at least N results)
+//	user, response  the user message / the assistant response matches
+//	all, any, not   composition
+//
+// Text matchers (contains, regex, longer_than, shorter_than, all/any/not)
+// state their case sensitivity explicitly: `case: sensitive` or
+// `case: insensitive` is required on every contains and regex. A
+// case-insensitive contains is "the lower-cased text contains the lower-cased
+// needle", as the seeds write it; for ASCII needles only ASCII letters of the
+// text are folded (so KELVIN SIGN does not match "k"). Regexes are Go RE2;
+// (?i) folding applies to case-insensitive ones.
+//
+// # Detection
+//
+// Every rule is evaluated on every turn. A rule "matches" a turn when its
+// conditions hold; it "fires" when it matches, its confidence is at least the
+// rule set's threshold (BR-001), and no earlier rule of the set fired on the
+// turn: rules are tried in file order and a turn has at most one anchor, as in
+// the seeds' detect(). A rule whose confidence is below the threshold can
+// never fire; Rule.BelowThreshold says so and the reports show it.
+//
+// When no rule fires on any turn, a rule set with a synthetic fallback
+// (BR-004, seed 000 §3.3) adds a synthetic anchor at the last turn.
+//
+// Turn indices are 0-based positions in the turn list given to Evaluate (or
+// in the from:to window given to Evaluation.Flow).
+//
+// For a compaction engine: evaluate once per transcript, then ask for any
+// window of turns per compaction round without re-reading text:
+//
+//	set, err := anchors.Resolve(nameOrFile, os.ReadFile) // or anchors.Builtin
+//	ev := set.Evaluate(turns)       // every rule on every turn, once
+//	flow := ev.Flow(from, to)       // anchors, synthetic anchor, PreservationContext
+//	text := anchors.WeightedSummary(turns[from:to], flow.Anchors, &flow.Context, anchors.StyleFSpec)
+//
+// NewSuite evaluates several sets at once, sharing their text searches.
+// Each distinct text test is answered at most once per text (memoised), and
+// regexes run only when a literal they need occurs in the text.
+//
+// # Labels and scoring
+//
+// Gold labels come from label files (ParseLabels); evidence labels are
+// derived from the recording itself, without any rule set (DeriveEvidence:
+// TodoWrite items completed, successful git commits, a test runner passing
+// after failing in an earlier turn, Claude Code's own compactions; see
+// EvidenceKind for where each lands and which type it stands for). A
+// detected anchor matches a label at the same turn of the same transcript;
+// per-type figures also require the same type. See score.go for the exact
+// counting.
+//
+// The package is pure: it reads no files (Resolve takes a read function),
+// writes nothing, and keeps no mutable globals.
+package anchors

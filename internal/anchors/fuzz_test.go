@@ -1,0 +1,95 @@
+package anchors
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// FuzzParse: any input either fails to parse with an error or yields a rule
+// set that evaluates without panicking.
+func FuzzParse(f *testing.F) {
+	for _, n := range BuiltinNames() {
+		s, _ := Builtin(n)
+		f.Add(s.Source)
+	}
+	f.Add([]byte(minimal))
+	f.Add([]byte("name: x\nthreshold: 1\nrules: [{name: a, type: user-checkpoint, weight: 0, confidence: 1, when: {not: {user: {regex: '(', case: sensitive}}}}]\n"))
+	ts := turns(
+		turn("ok now let's fix it").run("Edit", "a.go", true, "").run("Bash", "go test", true, "tests passed"),
+		turn("").prevErr().run("WebSearch", "", false, "Error"),
+	)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse(data, "fuzz.yaml")
+		if err != nil {
+			return
+		}
+		e := s.Evaluate(ts)
+		e.Flow(0, len(ts))
+		e.Flow(1, 1)
+	})
+}
+
+// FuzzPrefilter: the regex prefilter never rejects a text the regex matches.
+func FuzzPrefilter(f *testing.F) {
+	seeds := [][3]string{
+		{`\b(go test|pytest|npm (run )?test)\b`, "1", "Running NPM RUN TEST now"},
+		{`\b(let'?s|lets)\s+(now\s+)?(work on|move on)\b`, "1", "OK LET'S NOW MOVE ON"},
+		{`(works|done)[^\n]{0,80}(now|next)`, "0", "it works, next"},
+		{`kelvin`, "1", "\u212aelvin"},
+		{`ss+`, "1", "\u017fs"},
+		{`a|b*`, "0", "zzz"},
+		{`x{2,}y`, "0", "xxy"},
+	}
+	for _, s := range seeds {
+		f.Add(s[0], s[1] == "1", s[2])
+	}
+	f.Fuzz(func(t *testing.T, pattern string, fold bool, s string) {
+		pat := pattern
+		if fold {
+			pat = "(?i)" + pat
+		}
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			return
+		}
+		p := newPrefilter(pattern, fold)
+		if p == nil {
+			return
+		}
+		tx := text{s: s}
+		if re.MatchString(s) && !p.mayMatch(&tx) {
+			t.Fatalf("prefilter %+v rejects %q, which %q matches", p, s, pat)
+		}
+	})
+}
+
+// FuzzFoldSet: the one-pass case-insensitive search agrees with searching
+// the ASCII-lower-cased text.
+func FuzzFoldSet(f *testing.F) {
+	f.Add("Build COMPLETED successfully", "completed,built")
+	f.Add("testTEST", "st,te")
+	f.Add("\u212aelvin Kelvin", "kelvin")
+	f.Add("", "a")
+	f.Fuzz(func(t *testing.T, s, list string) {
+		var needles []string
+		for _, n := range strings.Split(strings.ToLower(list), ",") {
+			if n != "" && isASCII(n) && len(needles) < 64 {
+				needles = append(needles, n)
+			}
+		}
+		if len(needles) == 0 {
+			return
+		}
+		want := false
+		low := asciiLower(s)
+		for _, n := range needles {
+			if strings.Contains(low, n) {
+				want = true
+			}
+		}
+		if got := newFoldSet(needles).in(s); got != want {
+			t.Fatalf("in(%q, %q) = %v, want %v", s, needles, got, want)
+		}
+	})
+}

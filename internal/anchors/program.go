@@ -1,0 +1,521 @@
+package anchors
+
+import (
+	"encoding/binary"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// program is one or more rule sets compiled together. Text tests that the
+// sets share (the same needles, case and operator) become one leaf, so a
+// transcript's text is searched once per distinct test whatever the number of
+// rule sets, and each (text, leaf) answer is memoised per evaluation.
+type program struct {
+	leaves []leaf
+	index  map[string]int32
+	sets   []*compiledSet
+}
+
+// leaf is a text test that looks at the text itself.
+type leaf struct {
+	op      TextOp // TextContains, TextRegex, TextLongerThan, TextShorterThan
+	needles []string
+	fold    bool
+	// ascii: every needle is ASCII, so folding ASCII letters of the text is
+	// enough (no Unicode lower-casing of the whole text).
+	ascii bool
+	re    *regexp.Regexp
+	pre   *prefilter
+	n     int
+	// folder searches ASCII needles case-insensitively in one pass.
+	folder *foldSet
+}
+
+type compiledSet struct {
+	set   *RuleSet
+	rules [][]*cnode // per rule, its conditions (all must hold), cheapest first
+}
+
+// cnode is a compiled turn condition.
+type cnode struct {
+	kind    CondKind
+	kids    []*cnode
+	b       bool
+	tools   toolSet
+	success int8 // -1 any, 0 must fail, 1 must succeed
+	last    bool
+	min     int // calls or results that must match
+	command *tnode
+	path    *tnode
+	input   *tnode
+	output  *tnode
+	text    *tnode
+	cost    int
+	pos     int // position in its source list
+	src     *Cond
+}
+
+// tnode is a compiled text matcher.
+type tnode struct {
+	op   TextOp
+	leaf int32
+	kids []*tnode
+	cost int
+	src  *Text
+}
+
+// toolSet matches tool names: exact names and "prefix*" patterns.
+type toolSet struct {
+	exact    []string
+	prefixes []string
+}
+
+func (t *toolSet) empty() bool { return len(t.exact) == 0 && len(t.prefixes) == 0 }
+
+func (t *toolSet) match(name string) bool {
+	if t.empty() {
+		return true
+	}
+	for _, e := range t.exact {
+		if e == name {
+			return true
+		}
+	}
+	for _, p := range t.prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newToolSet(names []string) toolSet {
+	var t toolSet
+	for _, n := range names {
+		if p, ok := strings.CutSuffix(n, "*"); ok {
+			t.prefixes = append(t.prefixes, p)
+		} else {
+			t.exact = append(t.exact, n)
+		}
+	}
+	return t
+}
+
+// compile builds a program for the given sets.
+func compile(sets ...*RuleSet) *program {
+	p := &program{index: map[string]int32{}}
+	for _, s := range sets {
+		cs := &compiledSet{set: s}
+		for _, r := range s.Rules {
+			cs.rules = append(cs.rules, p.condList(r.When))
+		}
+		p.sets = append(p.sets, cs)
+	}
+	return p
+}
+
+// condList compiles a conjunction and orders it cheapest first; the order
+// does not change the answer, only how soon a failing rule stops.
+func (p *program) condList(cs []*Cond) []*cnode {
+	out := make([]*cnode, len(cs))
+	for i, c := range cs {
+		out[i] = p.cond(c)
+		out[i].pos = i
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].cost < out[j].cost })
+	return out
+}
+
+func (p *program) cond(c *Cond) *cnode {
+	n := &cnode{kind: c.Kind, b: c.Bool, success: -1, src: c}
+	switch c.Kind {
+	case CondAll, CondAny, CondNot:
+		n.kids = p.condList(c.Kids)
+		for _, k := range n.kids {
+			n.cost = max(n.cost, k.cost)
+		}
+	case CondPreviousError:
+	case CondCall:
+		n.min = c.Call.Min
+		n.tools = newToolSet(c.Call.Tools)
+		n.command, n.path, n.input = p.text(c.Call.Command), p.text(c.Call.Path), p.text(c.Call.Input)
+		n.cost = 1 + max(n.command.costOf(), n.path.costOf(), n.input.costOf())
+	case CondResult:
+		r := c.Result
+		n.min = r.Min
+		n.tools = newToolSet(r.Tools)
+		if r.Success != nil {
+			n.success = 0
+			if *r.Success {
+				n.success = 1
+			}
+		}
+		n.last = r.Last
+		n.output, n.command = p.text(r.Output), p.text(r.Command)
+		n.cost = 1 + max(n.output.costOf(), n.command.costOf())
+	case CondUser, CondResponse:
+		n.text = p.text(c.Text)
+		n.cost = 1 + n.text.costOf()
+	}
+	return n
+}
+
+func (t *tnode) costOf() int {
+	if t == nil {
+		return 0
+	}
+	return t.cost
+}
+
+func (p *program) text(t *Text) *tnode {
+	if t == nil {
+		return nil
+	}
+	n := &tnode{op: t.Op, leaf: -1, src: t}
+	switch t.Op {
+	case TextAll, TextAny, TextNot:
+		for _, k := range t.Kids {
+			kn := p.text(k)
+			n.kids = append(n.kids, kn)
+			n.cost = max(n.cost, kn.cost)
+		}
+		if t.Op == TextAll {
+			sort.SliceStable(n.kids, func(i, j int) bool { return n.kids[i].cost < n.kids[j].cost })
+		}
+		return n
+	}
+	l := leaf{op: t.Op, fold: t.Fold, re: t.re, n: t.N}
+	switch t.Op {
+	case TextContains:
+		l.ascii = true
+		for _, s := range t.Needles {
+			if t.Fold {
+				s = strings.ToLower(s)
+			}
+			l.ascii = l.ascii && isASCII(s)
+			l.needles = append(l.needles, s)
+		}
+		if t.Fold && l.ascii && len(l.needles) <= 64 {
+			l.folder = newFoldSet(l.needles)
+		}
+		n.cost = 2
+		if t.Fold {
+			n.cost = 3 // lower-cases the text once
+		}
+	case TextRegex:
+		n.cost = 5
+		l.pre = newPrefilter(t.Pattern, t.Fold)
+	case TextLongerThan, TextShorterThan:
+		n.cost = 1
+	}
+	key := strconv.Itoa(int(l.op)) + "|" + strconv.FormatBool(l.fold) + "|" + strconv.Itoa(l.n) + "|" +
+		t.Pattern + "|" + strings.Join(l.needles, "\x00")
+	id, ok := p.index[key]
+	if !ok {
+		id = int32(len(p.leaves))
+		p.leaves = append(p.leaves, l)
+		p.index[key] = id
+	}
+	n.leaf = id
+	return n
+}
+
+// text is one text of a turn with its lazily lower-cased forms and the memo
+// of leaf answers: bit i of known says leaf i was evaluated, bit i of val
+// holds its answer.
+type text struct {
+	s       string
+	lower   string // strings.ToLower(s)
+	alower  string // s with ASCII letters lower-cased
+	lowered bool
+	alowed  bool
+	ascii   int8 // 0 unknown, 1 yes, 2 no
+	known   []uint64
+	val     []uint64
+}
+
+func (t *text) isASCII() bool {
+	if t.ascii == 0 {
+		t.ascii = 2
+		if isASCII(t.s) {
+			t.ascii = 1
+		}
+	}
+	return t.ascii == 1
+}
+
+// low is the Unicode lower-cased text.
+func (t *text) low() string {
+	if !t.lowered {
+		t.lower, t.lowered = strings.ToLower(t.s), true
+	}
+	return t.lower
+}
+
+// lowASCII is the text with only ASCII letters lower-cased. For an ASCII
+// needle, containment in it equals containment in low() except for the two
+// non-ASCII letters that lower-case to ASCII (KELVIN SIGN, LATIN CAPITAL I
+// WITH DOT ABOVE), which it does not fold.
+func (t *text) lowASCII() string {
+	if t.lowered {
+		return t.lower
+	}
+	if !t.alowed {
+		t.alower, t.alowed = asciiLower(t.s), true
+	}
+	return t.alower
+}
+
+func asciiLower(s string) string {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	// upperMask has the high bit of every byte of w in 'A'..'Z'.
+	upperMask := func(w uint64) uint64 {
+		h := w &^ highs
+		geA := h + (0x80-'A')*ones // high bit set where the byte >= 'A'
+		gtZ := h + (0x7f-'Z')*ones // high bit set where the byte > 'Z'
+		return (geA ^ gtZ) &^ w & highs
+	}
+	// Find the first upper-case letter eight bytes at a time.
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if upperMask(le64(s, i)) != 0 {
+			break
+		}
+	}
+	for ; i < len(s) && !('A' <= s[i] && s[i] <= 'Z'); i++ {
+	}
+	if i >= len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		binary.LittleEndian.PutUint64(b[i:], w|upperMask(w)>>2)
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// le64 reads eight bytes of s at i, little-endian.
+func le64(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *text) leaf(l *leaf, id int32) bool {
+	w, bit := id>>6, uint64(1)<<(id&63)
+	if t.known[w]&bit != 0 {
+		return t.val[w]&bit != 0
+	}
+	var v bool
+	switch l.op {
+	case TextContains:
+		v = l.contains(t)
+	case TextRegex:
+		v = (l.pre == nil || l.pre.mayMatch(t)) && l.re.MatchString(t.s)
+	case TextLongerThan:
+		v = len(t.s) > l.n
+	case TextShorterThan:
+		v = len(t.s) < l.n
+	}
+	t.known[w] |= bit
+	if v {
+		t.val[w] |= bit
+	}
+	return v
+}
+
+// contains reports whether the text holds one of the leaf's needles.
+func (l *leaf) contains(t *text) bool {
+	h := t.s
+	switch {
+	case l.folder != nil && !t.alowed && !t.lowered:
+		// One pass, no lower-cased copy (unless another leaf made one).
+		return l.folder.in(t.s)
+	case l.fold && l.ascii:
+		h = t.lowASCII()
+	case l.fold:
+		h = t.low()
+	}
+	for _, nd := range l.needles {
+		if strings.Contains(h, nd) {
+			return true
+		}
+	}
+	return false
+}
+
+type callFacts struct {
+	name                 string
+	command, path, input text
+}
+
+type resultFacts struct {
+	name            string
+	success         bool
+	output, command text
+}
+
+// turnFacts are the texts of one turn that conditions look at.
+type turnFacts struct {
+	prevErr        bool
+	user, response text
+	calls          []callFacts
+	results        []resultFacts
+}
+
+// facts builds the facts of every turn, with one memo slab for all texts.
+func (p *program) facts(turns []transcript.Turn) []turnFacts {
+	nw := (len(p.leaves) + 63) / 64
+	ncalls, nresults := 0, 0
+	for i := range turns {
+		ncalls += len(turns[i].ToolCalls)
+		nresults += len(turns[i].ToolResults)
+	}
+	// One allocation each for the memo bits, the calls and the results.
+	slab := make([]uint64, 2*(2*len(turns)+3*ncalls+2*nresults)*nw)
+	take := func(s string) text {
+		t := text{s: s, known: slab[:nw:nw], val: slab[nw : 2*nw : 2*nw]}
+		slab = slab[2*nw:]
+		return t
+	}
+	calls := make([]callFacts, ncalls)
+	results := make([]resultFacts, nresults)
+	cmds := map[string]string{}
+	out := make([]turnFacts, len(turns))
+	for i := range turns {
+		t := &turns[i]
+		f := &out[i]
+		f.prevErr = t.PreviousError
+		f.user, f.response = take(t.UserMessage), take(t.AssistantResponse)
+		f.calls, calls = calls[:len(t.ToolCalls):len(t.ToolCalls)], calls[len(t.ToolCalls):]
+		clear(cmds)
+		for j := range t.ToolCalls {
+			c := &t.ToolCalls[j]
+			f.calls[j] = callFacts{name: c.Name, command: take(c.Command), path: take(c.Path), input: take(c.Input)}
+			if c.Command != "" {
+				cmds[c.ID] = c.Command
+			}
+		}
+		f.results, results = results[:len(t.ToolResults):len(t.ToolResults)], results[len(t.ToolResults):]
+		for j := range t.ToolResults {
+			r := &t.ToolResults[j]
+			f.results[j] = resultFacts{name: r.Name, success: r.Success, output: take(r.Output), command: take(cmds[r.ID])}
+		}
+	}
+	return out
+}
+
+// holds evaluates a compiled condition on a turn.
+func (p *program) holds(n *cnode, f *turnFacts) bool {
+	switch n.kind {
+	case CondAll:
+		for _, k := range n.kids {
+			if !p.holds(k, f) {
+				return false
+			}
+		}
+		return true
+	case CondAny:
+		for _, k := range n.kids {
+			if p.holds(k, f) {
+				return true
+			}
+		}
+		return false
+	case CondNot:
+		return !p.holds(n.kids[0], f)
+	case CondPreviousError:
+		return f.prevErr == n.b
+	case CondCall:
+		if len(f.calls) < n.min {
+			return false
+		}
+		k := 0
+		for i := range f.calls {
+			if p.callMatches(n, &f.calls[i]) {
+				if k++; k >= n.min {
+					return true
+				}
+			}
+		}
+		return false
+	case CondResult:
+		rs := f.results
+		if n.last && len(rs) > 0 {
+			rs = rs[len(rs)-1:]
+		}
+		if len(rs) < n.min {
+			return false
+		}
+		k := 0
+		for i := range rs {
+			if p.resultMatches(n, &rs[i]) {
+				if k++; k >= n.min {
+					return true
+				}
+			}
+		}
+		return false
+	case CondUser:
+		return p.match(n.text, &f.user)
+	case CondResponse:
+		return p.match(n.text, &f.response)
+	}
+	return false
+}
+
+func (p *program) callMatches(n *cnode, c *callFacts) bool {
+	return n.tools.match(c.name) &&
+		(n.command == nil || p.match(n.command, &c.command)) &&
+		(n.path == nil || p.match(n.path, &c.path)) &&
+		(n.input == nil || p.match(n.input, &c.input))
+}
+
+func (p *program) resultMatches(n *cnode, r *resultFacts) bool {
+	return n.tools.match(r.name) &&
+		(n.success < 0 || r.success == (n.success == 1)) &&
+		(n.command == nil || p.match(n.command, &r.command)) &&
+		(n.output == nil || p.match(n.output, &r.output))
+}
+
+// match evaluates a text matcher.
+func (p *program) match(n *tnode, t *text) bool {
+	switch n.op {
+	case TextAll:
+		for _, k := range n.kids {
+			if !p.match(k, t) {
+				return false
+			}
+		}
+		return true
+	case TextAny:
+		for _, k := range n.kids {
+			if p.match(k, t) {
+				return true
+			}
+		}
+		return false
+	case TextNot:
+		return !p.match(n.kids[0], t)
+	}
+	return t.leaf(&p.leaves[n.leaf], n.leaf)
+}
