@@ -276,7 +276,11 @@ func convertChatMessage(b *builder, m *caMessage, line int, where string) {
 			files = v.GetArray("files")
 		}
 		for _, f := range files {
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1, MediaType: firstStr(f, "file_kind", "file_type")})
+			mt := firstStr(f, "file_type", "mime_type")
+			if !strings.Contains(mt, "/") {
+				mt = "" // a kind such as "image", not a media type
+			}
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1, MediaType: mt})
 		}
 		// Tool results in a human message (not seen in exports) make it a
 		// tool message, like Claude Code's.

@@ -200,8 +200,7 @@ func (u uniqueIDs) get(id string) string {
 	if n == 0 {
 		return id
 	}
-	for {
-		n++
+	for ; ; n++ {
 		alt := id + "#" + strconv.Itoa(n)
 		if u[alt] == 0 {
 			u[alt] = 1
