@@ -2,6 +2,7 @@ package loader
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -79,7 +80,7 @@ func (claudeAI) Read(src *Source, emit func(*transcript.Transcript) error) error
 	ids := uniqueIDs{}
 	st := stem(src.Path)
 	n := 0
-	_, problems, err := scanValues(src.R, func(v jsonValue) error {
+	_, problems, err := scanValues(src.R, func(v *jsonValue) error {
 		n++
 		return emit(readConversation(&p, src.Path, st, v, ids))
 	})
@@ -110,71 +111,116 @@ func emitFileProblems(path, format, st string, n int, problems []scanProblem, id
 // claudeRootParent is the parent Claude.ai gives the first message.
 const claudeRootParent = "00000000-0000-4000-8000-000000000000"
 
-// caMessage is one chat_messages entry.
+// caMessage is one chat_messages entry, converted as it is read.
 type caMessage struct {
-	v         *fastjson.Value
-	uuid      string
-	parent    string
-	hasParent bool
-	created   string
+	uuid, parent, created string
+	hasParent             bool
+	role                  transcript.Role
+	skip                  bool // unknown sender: reported, not added
+	blocks                []transcript.Block
+	attach                []transcript.Block // injected attachment text
 }
 
-// readConversation turns one conversation object into a transcript.
-func readConversation(p *fastjson.Parser, path, st string, v jsonValue, ids uniqueIDs) *transcript.Transcript {
+// readConversation turns one conversation object into a transcript. The
+// object is split into its members first and chat_messages parsed one
+// message at a time, so a 40 MB conversation costs about its text once
+// more, not a parse tree several times its size.
+func readConversation(p *fastjson.Parser, path, st string, v *jsonValue, ids uniqueIDs) *transcript.Transcript {
 	b := newBuilder(path, ClaudeAIFormat)
 	b.t.Stats.Lines = v.EndLine - v.Line + 1
 	where := fmt.Sprintf("conversation %d (byte %d)", v.Index, v.Offset)
-	fallbackID := fmt.Sprintf("%s#%d", st, v.Index)
-	c := parseOne(p, b, v.Data, v.Line, where)
-	if c == nil {
-		b.t.ID = ids.get(fallbackID)
+	b.t.ID = ids.get(fmt.Sprintf("%s#%d", st, v.Index)) // replaced below when the uuid is known
+	fields, err := splitObject(v.Data)
+	if err != nil {
+		// Let the parser name the fault (malformed JSON, not an object).
+		if c := parseOne(p, b, v.Data, v.Line, where); c != nil {
+			b.bad(v.Line, "%s: %v", where, err)
+		}
 		return b.finish()
 	}
-	uuid := str(c, "uuid")
-	if uuid == "" {
-		uuid = fallbackID
-	}
-	b.t.ID = ids.get(uuid)
-	b.t.SessionID = str(c, "uuid")
-	b.t.Model = str(c, "model")
-
-	cm := c.Get("chat_messages")
-	switch {
-	case cm == nil:
-		b.bad(v.Line, `%s has no "chat_messages"`, where)
-		return b.finish()
-	case cm.Type() == fastjson.TypeNull:
-		return b.finish()
-	case cm.Type() != fastjson.TypeArray:
-		b.bad(v.Line, `%s: "chat_messages" is a %s, want an array`, where, cm.Type())
-		return b.finish()
-	}
-	items := cm.GetArray()
-	msgs := make([]caMessage, 0, len(items))
-	tree := false
-	for i, it := range items {
-		if it.Type() != fastjson.TypeObject {
-			b.bad(v.Line, "%s, chat_messages[%d] is a %s, want an object", where, i, it.Type())
+	var chat []byte
+	hasChat := false
+	skel := []byte{'{'}
+	for _, f := range fields {
+		if f.Key == "chat_messages" {
+			chat, hasChat = f.Value, true
 			continue
 		}
-		m := caMessage{v: it, uuid: str(it, "uuid"), created: str(it, "created_at")}
-		if pv := it.Get("parent_message_uuid"); pv != nil && pv.Type() == fastjson.TypeString {
-			m.parent, m.hasParent = string(pv.GetStringBytes()), true
-			tree = true
+		if len(skel) > 1 {
+			skel = append(skel, ',')
 		}
-		msgs = append(msgs, m)
+		key, _ := json.Marshal(f.Key)
+		skel = append(append(append(skel, key...), ':'), f.Value...)
 	}
+	c := parseOne(p, b, append(skel, '}'), v.Line, where)
+	if c == nil {
+		return b.finish()
+	}
+	if uuid := str(c, "uuid"); uuid != "" {
+		delete(ids, b.t.ID)
+		b.t.ID = ids.get(uuid)
+		b.t.SessionID = uuid
+	}
+	b.t.Model = str(c, "model")
+	leafUUID := str(c, "current_leaf_message_uuid")
+
+	switch {
+	case !hasChat:
+		b.bad(v.Line, `%s has no "chat_messages"`, where)
+		return b.finish()
+	case string(chat) == "null":
+		return b.finish()
+	case chat[0] != '[':
+		b.bad(v.Line, `%s: "chat_messages" is a %s, want an array`, where, jsonKind(chat))
+		return b.finish()
+	}
+	var msgs []caMessage
+	tree := false
+	err = splitArray(chat, func(i int, elem []byte) {
+		mwhere := fmt.Sprintf("%s, chat_messages[%d]", where, i)
+		it, err := p.ParseBytes(elem)
+		if err != nil {
+			b.bad(v.Line, "%s: malformed JSON: %s", mwhere, shortErr(err))
+			return
+		}
+		if it.Type() != fastjson.TypeObject {
+			b.bad(v.Line, "%s is a %s, want an object", mwhere, it.Type())
+			return
+		}
+		m := readChatMessage(b, it, v.Line, where)
+		tree = tree || m.hasParent
+		msgs = append(msgs, m)
+	})
+	if err != nil {
+		b.bad(v.Line, "%s, chat_messages: %v", where, err)
+	}
+	v.Data = nil
 	order := make([]int, len(msgs))
 	for i := range order {
 		order[i] = i
 	}
 	if tree {
-		order = activeBranch(b, msgs, str(c, "current_leaf_message_uuid"), v.Line, where)
+		order = activeBranch(b, msgs, leafUUID, v.Line, where)
 	}
 	for _, i := range order {
-		convertChatMessage(b, &msgs[i], v.Line, fmt.Sprintf("%s, message %s", where, msgs[i].uuid))
+		addChatMessage(b, &msgs[i])
 	}
 	return b.finish()
+}
+
+// jsonKind names the kind of JSON value data starts with.
+func jsonKind(data []byte) string {
+	switch data[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	}
+	return "number"
 }
 
 // activeBranch returns the indices of the messages on the active branch,
@@ -250,68 +296,81 @@ func activeBranch(b *builder, msgs []caMessage, leafUUID string, line int, where
 	return path
 }
 
-// convertChatMessage adds the messages one chat_messages entry becomes.
-func convertChatMessage(b *builder, m *caMessage, line int, where string) {
-	v := m.v
-	var role transcript.Role
+// readChatMessage converts one chat_messages entry.
+func readChatMessage(b *builder, v *fastjson.Value, line int, where string) caMessage {
+	m := caMessage{uuid: str(v, "uuid"), created: str(v, "created_at")}
+	if pv := v.Get("parent_message_uuid"); pv != nil && pv.Type() == fastjson.TypeString {
+		m.parent, m.hasParent = string(pv.GetStringBytes()), true
+	}
+	where = fmt.Sprintf("%s, message %s", where, m.uuid)
 	switch sender := str(v, "sender"); sender {
 	case "human", "user":
-		role = transcript.RoleUser
+		m.role = transcript.RoleUser
 	case "assistant":
-		role = transcript.RoleAssistant
+		m.role = transcript.RoleAssistant
 	default:
 		b.bad(line, "%s: unknown sender %q, message skipped", where, sender)
+		m.skip = true
+		return m
+	}
+	m.blocks = claudeBlocks(b, v.Get("content"), line, where)
+	if len(m.blocks) == 0 {
+		if t := str(v, "text"); t != "" {
+			m.blocks = []transcript.Block{{Kind: transcript.BlockText, Text: t}}
+		}
+	}
+	if m.role != transcript.RoleUser {
+		return m
+	}
+	files := v.GetArray("files_v2")
+	if len(files) == 0 {
+		files = v.GetArray("files")
+	}
+	for _, f := range files {
+		mt := firstStr(f, "file_type", "mime_type")
+		if !strings.Contains(mt, "/") {
+			mt = "" // a kind such as "image", not a media type
+		}
+		m.blocks = append(m.blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1, MediaType: mt})
+	}
+	for _, a := range v.GetArray("attachments") {
+		text := str(a, "extracted_content")
+		if text == "" {
+			continue
+		}
+		if name := str(a, "file_name"); name != "" {
+			text = name + "\n" + text
+		}
+		m.attach = append(m.attach, transcript.Block{Kind: transcript.BlockInjected, InjectedKind: "attachment", Text: text})
+	}
+	return m
+}
+
+// addChatMessage adds the messages one converted entry becomes.
+func addChatMessage(b *builder, m *caMessage) {
+	if m.skip {
 		return
 	}
-	blocks := claudeBlocks(b, v.Get("content"), line, where)
-	if len(blocks) == 0 {
-		if t := str(v, "text"); t != "" {
-			blocks = []transcript.Block{{Kind: transcript.BlockText, Text: t}}
-		}
-	}
 	base := transcript.Message{UUID: m.uuid, Timestamp: m.created}
-	if role == transcript.RoleUser {
-		files := v.GetArray("files_v2")
-		if len(files) == 0 {
-			files = v.GetArray("files")
-		}
-		for _, f := range files {
-			mt := firstStr(f, "file_type", "mime_type")
-			if !strings.Contains(mt, "/") {
-				mt = "" // a kind such as "image", not a media type
-			}
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1, MediaType: mt})
-		}
+	if m.role == transcript.RoleUser {
 		// Tool results in a human message (not seen in exports) make it a
 		// tool message, like Claude Code's.
-		msg := base
-		msg.Role, msg.Blocks = transcript.RoleUser, blocks
-		if len(blocks) > 0 && allResults(blocks) {
-			msg.Role = transcript.RoleTool
-		}
-		if len(blocks) > 0 {
+		if len(m.blocks) > 0 {
+			msg := base
+			msg.Role, msg.Blocks = transcript.RoleUser, m.blocks
+			if allResults(m.blocks) {
+				msg.Role = transcript.RoleTool
+			}
 			b.add(msg)
 		}
-		var att []transcript.Block
-		for _, a := range v.GetArray("attachments") {
-			text := str(a, "extracted_content")
-			if text == "" {
-				continue
-			}
-			if name := str(a, "file_name"); name != "" {
-				text = name + "\n" + text
-			}
-			att = append(att, transcript.Block{Kind: transcript.BlockInjected, InjectedKind: "attachment", Text: text})
-		}
-		if len(att) > 0 {
+		if len(m.attach) > 0 {
 			inj := base
-			inj.Role, inj.Blocks, inj.IsMeta = transcript.RoleUser, att, true
+			inj.Role, inj.Blocks, inj.IsMeta = transcript.RoleUser, m.attach, true
 			b.add(inj)
 		}
 		return
 	}
 	// Assistant: split at tool results, which the server ran between calls.
-	model := b.t.Model
 	var cur []transcript.Block
 	flush := func(role transcript.Role) {
 		if len(cur) == 0 {
@@ -320,12 +379,12 @@ func convertChatMessage(b *builder, m *caMessage, line int, where string) {
 		msg := base
 		msg.Role, msg.Blocks = role, cur
 		if role == transcript.RoleAssistant {
-			msg.Model = model
+			msg.Model = b.t.Model
 		}
 		b.add(msg)
 		cur = nil
 	}
-	for _, bl := range blocks {
+	for _, bl := range m.blocks {
 		isResult := bl.Kind == transcript.BlockToolResult
 		if n := len(cur); n > 0 && (cur[n-1].Kind == transcript.BlockToolResult) != isResult {
 			if isResult {

@@ -69,7 +69,7 @@ func TestClaudeAIBranches(t *testing.T) {
 	if len(ts) != 6 {
 		t.Fatalf("got %d transcripts, want 6 (one per array element)", len(ts))
 	}
-	wantIDs := []string{"conv-a", "conv-b", "conv-a#1", "conversations#3", "conversations#4", "empty"}
+	wantIDs := []string{"conv-a", "conv-b", "conv-a#1", "bad", "conversations#4", "empty"}
 	for i, tr := range ts {
 		if tr.ID != wantIDs[i] {
 			t.Errorf("transcript %d id %q, want %q", i, tr.ID, wantIDs[i])

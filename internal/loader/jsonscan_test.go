@@ -22,7 +22,7 @@ func scanAll(t testing.TB, input string, oneByte bool) scanned {
 	var r = strings.NewReader(input)
 	var got scanned
 	var err error
-	fn := func(v jsonValue) error {
+	fn := func(v *jsonValue) error {
 		got.Values = append(got.Values, string(v.Data))
 		got.Lines = append(got.Lines, fmt.Sprintf("%d-%d@%d", v.Line, v.EndLine, v.Offset))
 		if v.Index != len(got.Values)-1 {
@@ -119,6 +119,26 @@ func TestScanValuesMatchesDecoder(t *testing.T) {
 	}
 }
 
+// TestScanValuesChunkBoundary puts escapes across the boundary between the
+// pieces a large value is gathered in.
+func TestScanValuesChunkBoundary(t *testing.T) {
+	// The value starts with its quote, so the first backslash is the last
+	// byte of the first piece.
+	pad := strings.Repeat("a", elemChunk-2)
+	escapedQuote := `["` + pad + `\\\"b",1]` // \\ then \" : the quote is escaped
+	evenSlashes := `["` + pad + `\\","c"]`   // \\ : the quote closes the string
+	for _, oneByte := range []bool{false, true} {
+		got := scanAll(t, escapedQuote, oneByte)
+		if len(got.Values) != 2 || got.Values[0] != `"`+pad+`\\\"b"` || got.Values[1] != "1" || len(got.Problems) != 0 {
+			t.Errorf("escaped quote across pieces: %d values, problems %v", len(got.Values), got.Problems)
+		}
+		got = scanAll(t, evenSlashes, oneByte)
+		if len(got.Values) != 2 || got.Values[1] != `"c"` || len(got.Problems) != 0 {
+			t.Errorf("even backslashes across pieces: %d values, problems %v", len(got.Values), got.Problems)
+		}
+	}
+}
+
 func TestShapeOf(t *testing.T) {
 	tests := []struct {
 		head     string
@@ -168,9 +188,10 @@ func FuzzScanValues(f *testing.F) {
 			t.Fatalf("read size changes the result:\n%+v\n%+v", whole, bytewise)
 		}
 		shapeOf(data)
+		checkSplit(t, data)
 		var arr []json.RawMessage
-		if json.Unmarshal(data, &arr) != nil || bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("\xef")) {
-			return
+		if json.Unmarshal(data, &arr) != nil || !bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("[")) {
+			return // not an array (null decodes into a nil slice too)
 		}
 		if len(whole.Problems) != 0 || len(whole.Values) != len(arr) {
 			t.Fatalf("valid array of %d: got %d values, problems %v", len(arr), len(whole.Values), whole.Problems)
@@ -182,4 +203,56 @@ func FuzzScanValues(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkSplit compares splitArray and splitObject with encoding/json: on
+// valid input they must find the same elements and members.
+func checkSplit(t *testing.T, data []byte) {
+	var arr []json.RawMessage
+	if json.Unmarshal(data, &arr) == nil && bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("[")) {
+		var got []string
+		if err := splitArray(data, func(i int, elem []byte) { got = append(got, string(elem)) }); err != nil {
+			t.Fatalf("splitArray on a valid array: %v", err)
+		}
+		if len(got) != len(arr) {
+			t.Fatalf("splitArray: %d elements, want %d", len(got), len(arr))
+		}
+		for i := range arr {
+			if !bytes.Equal(bytes.TrimSpace(arr[i]), []byte(got[i])) {
+				t.Fatalf("splitArray element %d: %q, want %q", i, got[i], arr[i])
+			}
+		}
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(data, &obj) == nil && bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{")) {
+		fields, err := splitObject(data)
+		if err != nil {
+			t.Fatalf("splitObject on a valid object: %v", err)
+		}
+		last := map[string]string{}
+		for _, f := range fields {
+			last[f.Key] = string(f.Value)
+		}
+		if len(last) != len(obj) {
+			t.Fatalf("splitObject: %d keys, want %d", len(last), len(obj))
+		}
+		for k, v := range obj {
+			if !bytes.Equal(bytes.TrimSpace(v), []byte(last[k])) {
+				t.Fatalf("splitObject %q: %q, want %q", k, last[k], v)
+			}
+		}
+	}
+}
+
+func TestSplit(t *testing.T) {
+	for _, s := range []string{`[]`, ` [ 1 , "a\\" , {"b":[1,{"c":"]"}]} ] `, `{"a":1,"b":{"c":[2]},"\u0064":"x"}`, `{}`, `{"a":{"a":1}}`} {
+		checkSplit(t, []byte(s))
+	}
+	for _, bad := range []string{`[1 2]`, `[1,`, `{"a" 1}`, `{"a":}`, `{"a":1}x`, `[}`, `"s"`} {
+		_, errO := splitObject([]byte(bad))
+		errA := splitArray([]byte(bad), func(int, []byte) {})
+		if errO == nil && errA == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
 }

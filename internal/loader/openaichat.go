@@ -88,7 +88,7 @@ func (openAIChat) Read(src *Source, emit func(*transcript.Transcript) error) err
 			if len(bytes.TrimSpace(line)) == 0 {
 				return // blank lines hold no record
 			}
-			r.value(jsonValue{Data: line, Index: r.rows, Line: n, EndLine: n}, final)
+			r.value(&jsonValue{Data: line, Index: r.rows, Line: n, EndLine: n}, final)
 		})
 		if r.err != nil {
 			return r.err
@@ -99,7 +99,7 @@ func (openAIChat) Read(src *Source, emit func(*transcript.Transcript) error) err
 		}
 		return r.end(problems)
 	}
-	_, problems, err := scanValues(br, func(v jsonValue) error {
+	_, problems, err := scanValues(br, func(v *jsonValue) error {
 		r.value(v, false)
 		return r.err
 	})
@@ -134,10 +134,14 @@ type chatReader struct {
 }
 
 // value handles one row.
-func (r *chatReader) value(v jsonValue, final bool) {
+func (r *chatReader) value(v *jsonValue, final bool) {
 	r.rows++
 	where := fmt.Sprintf("row %d", v.Index)
 	doc, err := r.p.ParseBytes(v.Data)
+	if len(v.Data) > bigValue {
+		defer func() { r.p = fastjson.Parser{} }()
+	}
+	v.Data = nil
 	if err != nil {
 		b := newBuilder(r.path, OpenAIChatFormat)
 		b.t.Stats.Lines = v.EndLine - v.Line + 1

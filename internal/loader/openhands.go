@@ -68,7 +68,7 @@ func (openHands) Read(src *Source, emit func(*transcript.Transcript) error) erro
 	c.b.t.ID = stem(src.Path)
 	var p fastjson.Parser
 	lastLine := 0
-	_, problems, err := scanValues(src.R, func(v jsonValue) error {
+	_, problems, err := scanValues(src.R, func(v *jsonValue) error {
 		lastLine = v.EndLine
 		where := fmt.Sprintf("event %d", v.Index)
 		e, perr := p.ParseBytes(v.Data)
