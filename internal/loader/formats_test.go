@@ -244,6 +244,26 @@ func TestSniffDoesNotCrossClaim(t *testing.T) {
 	}
 }
 
+// TestSniffLongFirstRecord checks detection when the first record is
+// longer than the sniff window, as real exports and rollouts can be.
+func TestSniffLongFirstRecord(t *testing.T) {
+	long := strings.Repeat("x", sniffSize+100)
+	tests := []struct{ name, head, want string }{
+		{"conversations.json", `[{"uuid":"c1","name":"n","chat_messages":[{"uuid":"m1","sender":"human","text":"` + long, ClaudeAIFormat},
+		{"rollout-1.jsonl", `{"timestamp":"2025-10-01T00:00:00Z","type":"session_meta","payload":{"id":"s","base_instructions":{"text":"` + long, CodexFormat},
+		{"s.jsonl", `{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"` + long, ClaudeCodeFormat},
+		{"rows.jsonl", `{"id":"r","messages":[{"role":"user","content":"` + long, OpenAIChatFormat},
+		{"x.traj", `{"environment":"swe_main","trajectory":[{"action":"ls","observation":"` + long, SWEAgentFormat},
+		{"events.json", `[{"id":0,"timestamp":"t","source":"user","message":"hi","action":"message","args":{"content":"` + long, OpenHandsFormat},
+	}
+	for _, tt := range tests {
+		head := []byte(tt.head)[:sniffSize]
+		if f := Detect(tt.name, head); f == nil || f.Name() != tt.want {
+			t.Errorf("%s: detected %v, want %s", tt.name, f, tt.want)
+		}
+	}
+}
+
 func TestForcedFormat(t *testing.T) {
 	// --input-format forces a reader even when another would be detected.
 	ts := readPath(t, "testdata/chat/bare.json", OpenAIChatFormat)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // jsonValue is one value found by scanValues: an element of a top-level
@@ -46,6 +47,9 @@ type scanProblem struct {
 
 // scanChunk is how much scanValues reads at a time.
 const scanChunk = 256 << 10
+
+// scanBufs recycles read buffers between files.
+var scanBufs = sync.Pool{New: func() any { b := make([]byte, scanChunk); return &b }}
 
 // scanState is where scanValues stands between two bytes.
 type scanState uint8
@@ -98,7 +102,9 @@ func scanValues(r io.Reader, fn func(*jsonValue) error) (array bool, problems []
 		br.Discard(3)
 		s.off = 3
 	}
-	buf := make([]byte, scanChunk)
+	bp := scanBufs.Get().(*[]byte)
+	defer scanBufs.Put(bp)
+	buf := *bp
 	for !s.stop {
 		n, rerr := br.Read(buf)
 		if err := s.feed(buf[:n]); err != nil {

@@ -65,7 +65,7 @@ func (openAIChat) Sniff(path string, head []byte) int {
 		return 9
 	case h.Has("messages") && !h.Complete:
 		return 6
-	case h.Has("role") && (h.Has("content") || h.Has("tool_calls")) && !h.Has("type"):
+	case h.Has("role") && (h.Has("content") || h.Has("tool_calls")):
 		return 7
 	case startsJSONDoc(head) && !h.Complete && bytes.Contains(head, []byte(`"messages"`)) && bytes.Contains(head, []byte(`"role"`)):
 		return 4

@@ -3,6 +3,7 @@ package loader
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/valyala/fastjson"
 
@@ -251,6 +252,13 @@ func (c *ohConv) observation(e *fastjson.Value, line int) {
 		id, ok = c.tools[cause.GetInt64()]
 	}
 	if !ok {
+		if obs == "recall" {
+			if text := recallText(e); text != "" {
+				b.add(transcript.Message{Role: transcript.RoleUser, IsMeta: true, Timestamp: str(e, "timestamp"), Line: line,
+					Blocks: []transcript.Block{{Kind: transcript.BlockInjected, InjectedKind: "recall", Text: text}}})
+				return
+			}
+		}
 		if obs == "" {
 			obs = "null"
 		}
@@ -291,4 +299,26 @@ func withoutKey(v *fastjson.Value, key string) string {
 		buf = x.MarshalTo(buf)
 	})
 	return string(append(buf, '}'))
+}
+
+// recallText renders what a recall observation adds to the prompt: the
+// workspace context (repository and conversation instructions) and the
+// microagent knowledge OpenHands puts in a user message.
+func recallText(e *fastjson.Value) string {
+	var parts []string
+	if c := str(e, "content"); c != "" {
+		parts = append(parts, c)
+	}
+	x := e.Get("extras")
+	for _, k := range []string{"repo_instructions", "additional_agent_instructions", "conversation_instructions"} {
+		if s := str(x, k); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	for _, k := range x.GetArray("microagent_knowledge") {
+		if s := str(k, "content"); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }
