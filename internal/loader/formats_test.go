@@ -264,6 +264,31 @@ func TestSniffLongFirstRecord(t *testing.T) {
 	}
 }
 
+// TestChatLayouts reads the same two rows as JSON lines (including a row
+// that is a bare message list on the first line), as a compact one-line
+// array, and as a pretty-printed array.
+func TestChatLayouts(t *testing.T) {
+	rowA := `[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]`
+	rowB := `{"id":"B","messages":[{"role":"user","content":"c"}]}`
+	for name, content := range map[string]string{
+		"lines.jsonl":   rowA + "\n" + rowB + "\n",
+		"compact.json":  "[" + rowA + "," + rowB + "]",
+		"pretty.json":   "[\n  " + rowA + ",\n  " + rowB + "\n]\n",
+		"lines-b.jsonl": rowB + "\n" + rowA + "\n",
+	} {
+		ts := readString(t, name, content, "")
+		if len(ts) != 2 {
+			t.Errorf("%s: %d transcripts, want 2", name, len(ts))
+			continue
+		}
+		msgs := len(ts[0].Messages) + len(ts[1].Messages)
+		problems := len(ts[0].Problems) + len(ts[1].Problems)
+		if msgs != 3 || problems != 0 || ts[0].Format != OpenAIChatFormat {
+			t.Errorf("%s: %d messages, %d problems, format %s", name, msgs, problems, ts[0].Format)
+		}
+	}
+}
+
 func TestForcedFormat(t *testing.T) {
 	// --input-format forces a reader even when another would be detected.
 	ts := readPath(t, "testdata/chat/bare.json", OpenAIChatFormat)

@@ -65,8 +65,9 @@ func (openAIChat) Sniff(path string, head []byte) int {
 		return 9
 	case h.Has("messages") && !h.Complete:
 		return 6
-	case h.Has("role") && (h.Has("content") || h.Has("tool_calls")):
-		return 7
+	case h.Has("role") && (h.Has("content") || h.Has("tool_calls")),
+		h.Has("[].role") && (h.Has("[].content") || h.Has("[].tool_calls")):
+		return 7 // rows that are single messages, or message lists
 	case startsJSONDoc(head) && !h.Complete && bytes.Contains(head, []byte(`"messages"`)) && bytes.Contains(head, []byte(`"role"`)):
 		return 4
 	}
@@ -110,7 +111,8 @@ func (openAIChat) Read(src *Source, emit func(*transcript.Transcript) error) err
 }
 
 // jsonLines reports whether head looks like JSON lines: its first line is a
-// complete JSON value and more follows on later lines.
+// complete JSON object or array and another line starts a value. (A file
+// holding one compact array is a document whose elements are the rows.)
 func jsonLines(head []byte) bool {
 	head = bytes.TrimLeft(head, " \t\r\n")
 	i := bytes.IndexByte(head, '\n')
@@ -118,7 +120,14 @@ func jsonLines(head []byte) bool {
 		return false
 	}
 	first := bytes.TrimSpace(head[:i])
-	return len(first) > 0 && first[0] == '{' && fastjson.ValidateBytes(first) == nil
+	if len(first) == 0 || (first[0] != '{' && first[0] != '[') || fastjson.ValidateBytes(first) != nil {
+		return false
+	}
+	if first[0] == '{' {
+		return true // an object line: JSON lines or a one-object file read alike
+	}
+	next := bytes.TrimLeft(head[i+1:], " \t\r\n")
+	return len(next) > 0 && (next[0] == '{' || next[0] == '[')
 }
 
 // chatReader is the state of reading one chat log file.
