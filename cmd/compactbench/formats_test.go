@@ -52,7 +52,7 @@ func TestRunFormatsColumn(t *testing.T) {
 		perFormat[r["format"]]++
 		perFile[filepath.Base(r["path"])]++
 	}
-	want := map[string]int{"claude-ai": 6, "codex": 2, "openai-chat": 8, "swe-agent": 3, "openhands": 1}
+	want := map[string]int{"claude-ai": 6, "claude-code": 11, "codex": 2, "openai-chat": 8, "swe-agent": 3, "openhands": 1}
 	for f, n := range want {
 		if perFormat[f] != n {
 			t.Errorf("%d %s rows, want %d (all: %v)", perFormat[f], f, n, perFormat)

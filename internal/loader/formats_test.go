@@ -48,7 +48,7 @@ func TestFixturesGolden(t *testing.T) {
 				sb.WriteString(dump(tr))
 				sb.WriteString("\n")
 			}
-			golden(t, strings.ReplaceAll(fx.file, "/", "_")+".txt", sb.String())
+			golden(t, filepath.Join("testdata", "golden", strings.ReplaceAll(fx.file, "/", "_")+".txt"), sb.String())
 		})
 	}
 }
