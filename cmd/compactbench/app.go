@@ -95,6 +95,18 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	return exitFailed
 }
 
+// hasSubcommands reports whether cmd has subcommands of its own (urfave/cli
+// appends a "help" subcommand to every command it runs, so a second Main in
+// one process would otherwise see one).
+func hasSubcommands(cmd *cli.Command) bool {
+	for _, s := range cmd.Subcommands {
+		if s.Name != "help" {
+			return true
+		}
+	}
+	return false
+}
+
 // permuteFlags moves a subcommand's flags ahead of its positional arguments,
 // so `compactbench run corpora/ -j 4` works as well as `run -j 4 corpora/`
 // (urfave/cli stops parsing flags at the first positional argument). A "--"
@@ -109,7 +121,7 @@ func permuteFlags(app *cli.App, args []string) []string {
 			cmd = c
 		}
 	}
-	if cmd == nil || len(cmd.Subcommands) > 0 || cmd.SkipFlagParsing {
+	if cmd == nil || hasSubcommands(cmd) || cmd.SkipFlagParsing {
 		return args
 	}
 	takesValue := map[string]bool{}

@@ -46,7 +46,7 @@ func BenchmarkRunRulers(b *testing.B) {
 			out := b.TempDir()
 			for i := 0; i < b.N; i++ {
 				opts := runOptions{Paths: []string{corpus}, Jobs: 2, Out: out, Quiet: true,
-					Formats: outputFormats{Files: report.Formats{CSV: true, Parquet: true}}, Config: analysis.Config{RulerNames: names, Anchors: "segments"}}
+					Formats: outputFormats{Files: report.Formats{CSV: true, Parquet: true}}, Config: analysis.Config{RulerNames: names, Overhead: "segments"}}
 				if err := runCommand(context.Background(), opts, io.Discard, io.Discard); err != nil {
 					b.Fatal(err)
 				}

@@ -36,15 +36,15 @@ func newCalibrateCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "calibration.json", Usage: "factors file to write"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "files read in parallel"},
-			&cli.StringFlag{Name: "anchors", Value: "segments", Usage: "overhead anchors: first (first call only) or segments (also after compactions and model changes)"},
+			&cli.StringFlag{Name: "overhead", Value: "segments", Usage: "overhead anchors: first (first call only) or segments (also after compactions and model changes)"},
 			&cli.IntFlag{Name: "min-support", Value: 20, Usage: "steps a quantity must change in to be fitted"},
 			&cli.BoolFlag{Name: "no-holdout", Usage: "skip the leave-one-file-out measurement"},
 			&cli.StringFlag{Name: "input-format", Usage: "force a reader instead of detecting"},
 		},
 		Action: func(c *cli.Context) error {
-			mode, ok := tokens.ParseAnchoring(c.String("anchors"))
+			mode, ok := tokens.ParseAnchoring(c.String("overhead"))
 			if !ok {
-				return usageErr("--anchors: want first or segments, got %q", c.String("anchors"))
+				return usageErr("--overhead: want first or segments, got %q", c.String("overhead"))
 			}
 			return calibrateCommand(c.Context, calibrateOptions{
 				Paths: c.Args().Slice(), Out: c.String("out"), Jobs: c.Int("jobs"), Anchors: mode,

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,51 +15,11 @@ import (
 	"github.com/compactbench/compactbench/internal/tokens"
 )
 
-func init() {
-	// -update rewrites golden files; other test files may define it too.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-func updateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-func runMain(t *testing.T, args ...string) (int, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := Main(append([]string{"compactbench"}, args...), &out, &errb)
-	return code, out.String() + errb.String()
-}
-
-func goldenRulers(t *testing.T, got []byte, name string) {
-	t.Helper()
-	path := filepath.Join("testdata", "rulers", "golden", name)
-	if updateGolden() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n%s", name, got)
-	}
-}
-
 func TestRunCallsTable(t *testing.T) {
 	var first map[string][]byte
 	for _, j := range []string{"1", "4"} {
 		dir := t.TempDir()
-		if code, out := runMain(t, "run", "-q", "--rulers", "all", "-j", j, "-o", dir, "testdata/rulers"); code != 0 {
+		if code, out := runCLIJoined(t, "run", "-q", "--rulers", "all", "-j", j, "-o", dir, "testdata/rulers"); code != 0 {
 			t.Fatalf("run exit %d: %s", code, out)
 		}
 		files := map[string][]byte{}
@@ -73,8 +32,8 @@ func TestRunCallsTable(t *testing.T) {
 		}
 		if first == nil {
 			first = files
-			goldenRulers(t, files["calls.csv"], "calls.csv")
-			goldenRulers(t, files["compact_boundaries.csv"], "compact_boundaries.csv")
+			golden(t, "rulers/golden/"+"calls.csv", files["calls.csv"])
+			golden(t, "rulers/golden/"+"compact_boundaries.csv", files["compact_boundaries.csv"])
 			continue
 		}
 		for name, data := range files {
@@ -92,8 +51,8 @@ func TestRunCallsTable(t *testing.T) {
 	}
 	var sum struct {
 		Rulers struct {
-			Anchors string
-			Errors  map[string]struct {
+			Overhead string
+			Errors   map[string]struct {
 				Calls    tokens.ErrStats `json:"calls"`
 				Complete tokens.ErrStats `json:"complete_calls"`
 				Pre      tokens.ErrStats `json:"pre_tokens"`
@@ -103,7 +62,7 @@ func TestRunCallsTable(t *testing.T) {
 	if err := json.Unmarshal(first["summary.json"], &sum); err != nil {
 		t.Fatal(err)
 	}
-	if sum.Rulers.Anchors != "segments" || len(sum.Rulers.Errors) != len(tokens.Names()) {
+	if sum.Rulers.Overhead != "segments" || len(sum.Rulers.Errors) != len(tokens.Names()) {
 		t.Fatalf("summary rulers: %+v", sum.Rulers)
 	}
 	// 5 calls, 2 anchors: 3 measured, 2 of them complete (the last follows a
@@ -117,7 +76,7 @@ func TestRunCallsTable(t *testing.T) {
 
 func TestRunRulerSubsetLeavesColumnsEmpty(t *testing.T) {
 	dir := t.TempDir()
-	if code, out := runMain(t, "run", "-q", "--rulers", "chars4", "-o", dir, "testdata/rulers"); code != 0 {
+	if code, out := runCLIJoined(t, "run", "-q", "--rulers", "chars4", "-o", dir, "testdata/rulers"); code != 0 {
 		t.Fatalf("run exit %d: %s", code, out)
 	}
 	rows, err := parquet.ReadFile[analysis.CallRow](filepath.Join(dir, "calls.parquet"))
@@ -144,11 +103,11 @@ func TestRunRulerFlagErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"--rulers", "chars5"},
 		{"--ruler", "nope"},
-		{"--anchors", "middle"},
+		{"--overhead", "middle"},
 		{"--calibration", filepath.Join(dir, "missing.json")},
 		{"--calibration", bad},
 	} {
-		code, out := runMain(t, append(append([]string{"run", "-q", "-o", dir}, args...), "testdata/rulers")...)
+		code, out := runCLIJoined(t, append(append([]string{"run", "-q", "-o", dir}, args...), "testdata/rulers")...)
 		if code != exitBadInput {
 			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitBadInput, out)
 		}
@@ -191,7 +150,7 @@ func TestCalibrateThenRun(t *testing.T) {
 	corpus := t.TempDir()
 	writeSessions(t, corpus, 4)
 	out := filepath.Join(t.TempDir(), "f.json")
-	code, text := runMain(t, "calibrate", "--min-support", "5", "-o", out, corpus)
+	code, text := runCLIJoined(t, "calibrate", "--min-support", "5", "-o", out, corpus)
 	if code != 0 {
 		t.Fatalf("calibrate exit %d: %s", code, text)
 	}
@@ -210,11 +169,11 @@ func TestCalibrateThenRun(t *testing.T) {
 		t.Fatalf("fit record: %+v", f.Fit)
 	}
 	dir := t.TempDir()
-	if code, text := runMain(t, "run", "-q", "--calibration", out, "-o", dir, corpus); code != 0 {
+	if code, text := runCLIJoined(t, "run", "-q", "--calibration", out, "-o", dir, corpus); code != 0 {
 		t.Fatalf("run --calibration exit %d: %s", code, text)
 	}
 	dirDefault := t.TempDir()
-	runMain(t, "run", "-q", "-o", dirDefault, corpus)
+	runCLIJoined(t, "run", "-q", "-o", dirDefault, corpus)
 	a, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
 	b, _ := os.ReadFile(filepath.Join(dirDefault, "summary.json"))
 	var sa, sb struct {
@@ -227,7 +186,14 @@ func TestCalibrateThenRun(t *testing.T) {
 	if sa.Meta.ConfigHash == "" || sa.Meta.ConfigHash == sb.Meta.ConfigHash {
 		t.Errorf("config hash does not reflect the calibration file: %q vs %q", sa.Meta.ConfigHash, sb.Meta.ConfigHash)
 	}
-	if code, _ := runMain(t, "calibrate", "-o", out); code != exitBadInput {
+	if code, _ := runCLIJoined(t, "calibrate", "-o", out); code != exitBadInput {
 		t.Errorf("calibrate without paths: exit %d", code)
 	}
+}
+
+// runCLIJoined runs the command line and returns stdout and stderr together.
+func runCLIJoined(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	code, out, errs := runCLI(t, args...)
+	return code, out + errs
 }

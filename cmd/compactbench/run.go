@@ -46,7 +46,8 @@ func newRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "rulers", Value: strings.Join(tokens.DefaultNames(), ","), Usage: "rulers measured in the calls table (" + strings.Join(tokens.Names(), ", ") + ", default, all)"},
 			&cli.StringFlag{Name: "ruler", Value: tokens.Calibrated, Usage: "the metric ruler"},
 			&cli.StringFlag{Name: "calibration", Usage: "factors file for the calibrated ruler (from `compactbench calibrate`)"},
-			&cli.StringFlag{Name: "anchors", Value: "segments", Usage: "overhead anchors of the calls table: first or segments"},
+			&cli.StringFlag{Name: "overhead", Value: "segments", Usage: "how the calls table fixes the overhead: first (the first call) or segments (again after each compaction or model change)"},
+			rulesFlag, labelsFlag, evidenceFlag,
 			&cli.StringFlag{Name: "strategies", Usage: "strategies to replay, comma-separated (default all; see compactbench strategies)"},
 			&cli.StringFlag{Name: "mode", Value: "replay", Usage: "replay (trigger before every recorded call) or once (compact once at the end)"},
 			&cli.IntFlag{Name: "window", Usage: "override every model's context window (tokens), e.g. 60000 to make short sessions compact"},
@@ -58,12 +59,13 @@ func newRunCommand() *cli.Command {
 				Paths: c.Args().Slice(), Jobs: c.Int("jobs"), Out: c.String("out"),
 				InputFormat: c.String("input-format"), Strict: c.Bool("strict"), Quiet: c.Bool("quiet"),
 				Progress: !c.Bool("no-progress"),
+				Rules:    c.StringSlice("rules"), Labels: c.StringSlice("labels"), Evidence: c.String("evidence"),
 			}
 			var err error
 			if opts.Formats, err = parseFormats(c.String("format")); err != nil {
 				return err
 			}
-			if err := rulerFlags(&opts.Config, c.String("rulers"), c.String("ruler"), c.String("calibration"), c.String("anchors")); err != nil {
+			if err := rulerFlags(&opts.Config, c.String("rulers"), c.String("ruler"), c.String("calibration"), c.String("overhead")); err != nil {
 				return err
 			}
 			if opts.Config.Compaction, err = compactionFlags(c); err != nil {
@@ -85,6 +87,12 @@ type runOptions struct {
 	Quiet       bool
 	Progress    bool
 	Config      analysis.Config
+	// Rules, Labels and Evidence are --rules, --labels and --evidence.
+	Rules    []string
+	Labels   []string
+	Evidence string
+	// NoAnchors leaves Config.Anchors nil (tests and benchmarks).
+	NoAnchors bool
 }
 
 // outputFormats are the outputs chosen by name with --format.
@@ -137,13 +145,18 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if len(files) == 0 {
 		return usageErr("no transcript files under %s", strings.Join(opts.Paths, ", "))
 	}
-	anchors, err := opts.Config.Anchoring()
+	overhead, err := opts.Config.Anchoring()
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if opts.Config.Anchors == nil && !opts.NoAnchors {
+		if opts.Config.Anchors, err = anchorConfig(opts.Rules, opts.Labels, opts.Evidence, inputs.Labels); err != nil {
+			return err
+		}
+	}
 	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: report.Meta{
 		Tool: "compactbench", Version: version, ConfigHash: configHash(&opts.Config), Inputs: opts.Paths,
-		Anchors: anchors.String(),
+		Overhead: overhead.String(),
 	}})
 	if err != nil {
 		return err
@@ -163,9 +176,13 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		})
 		return out, err
 	}
+	var ids, paths []string // for labels that name no transcript
 	emit := func(i int, rs []*analysis.Result) error {
 		if bar != nil {
 			bar.Add64(files[i].Size)
+		}
+		for _, r := range rs {
+			ids, paths = append(ids, r.Transcript.TranscriptID), append(paths, r.Transcript.Path)
 		}
 		return w.AddFile(rs)
 	}
@@ -192,6 +209,12 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 			if err := report.StrategyTable(stdout, sum); err != nil {
 				return err
 			}
+			if err := report.AnchorsTable(stdout, sum); err != nil {
+				return err
+			}
+		}
+		if opts.Config.Anchors != nil {
+			warnUnmatchedLabels(stderr, opts.Config.Anchors.Labels, ids, paths)
 		}
 		fmt.Fprintf(stderr, "read %d files (%.1f MB) in %v: %d transcripts, %d problems; outputs in %s\n",
 			len(files), float64(total)/1e6, elapsed.Round(time.Millisecond), sum.Corpus.Transcripts, sum.Corpus.Problems, opts.Out)
@@ -220,7 +243,7 @@ func newProgress(stderr io.Writer, total int64, enabled bool) *progressbar.Progr
 
 // rulerFlags validates the ruler flags into cfg and loads a calibration
 // file.
-func rulerFlags(cfg *analysis.Config, rulers, metric, calibration, anchors string) error {
+func rulerFlags(cfg *analysis.Config, rulers, metric, calibration, overhead string) error {
 	names, err := tokens.ParseNames(rulers)
 	if err != nil {
 		return usageErr("--rulers: %v", err)
@@ -228,10 +251,10 @@ func rulerFlags(cfg *analysis.Config, rulers, metric, calibration, anchors strin
 	if _, err := tokens.ByName(metric); err != nil {
 		return usageErr("--ruler: %v", err)
 	}
-	if _, ok := tokens.ParseAnchoring(anchors); !ok {
-		return usageErr("--anchors: want first or segments, got %q", anchors)
+	if _, ok := tokens.ParseAnchoring(overhead); !ok {
+		return usageErr("--overhead: want first or segments, got %q", overhead)
 	}
-	cfg.RulerNames, cfg.Ruler, cfg.Anchors = names, metric, anchors
+	cfg.RulerNames, cfg.Ruler, cfg.Overhead = names, metric, overhead
 	if calibration != "" {
 		data, err := os.ReadFile(calibration)
 		if err != nil {

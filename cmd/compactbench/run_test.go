@@ -2,45 +2,12 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-// fixtures is a small corpus of hand-written Claude Code files.
-const fixtures = "../../internal/loader/testdata/claudecode"
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
-// runCLI runs the command line in-process.
-func runCLI(t testing.TB, args ...string) (code int, stdout, stderr string) {
-	var out, errb bytes.Buffer
-	code = Main(append([]string{"compactbench"}, args...), &out, &errb)
-	return code, out.String(), errb.String()
-}
 
 func TestRunGolden(t *testing.T) {
 	dir := t.TempDir()
@@ -130,20 +97,4 @@ func realCorpusPath() string {
 		return ""
 	}
 	return rc
-}
-
-// BenchmarkRun is the whole run command on the real corpus, all cores:
-// read, analyse, write every table.
-func BenchmarkRun(b *testing.B) {
-	rc := realCorpusPath()
-	if rc == "" {
-		b.Skip("real corpus absent")
-	}
-	out := b.TempDir()
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		if code, _, stderr := runCLI(b, "run", "-q", "-j", strconv.Itoa(runtime.NumCPU()), "-o", out, rc); code != 0 {
-			b.Fatal(stderr)
-		}
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -24,9 +25,11 @@ type Config struct {
 	Ruler string `json:"ruler,omitempty"`
 	// Calibration replaces the calibrated ruler's shipped factors.
 	Calibration *tokens.Factors `json:"calibration,omitempty"`
-	// Anchors is the overhead anchoring of the calls table: "segments"
-	// (default) or "first" (tokens.Anchoring).
-	Anchors string `json:"anchors,omitempty"`
+	// Overhead is how the calls table anchors the fixed overhead:
+	// "segments" (default) or "first" (tokens.Anchoring).
+	Overhead string `json:"overhead,omitempty"`
+	// Anchors configures anchor detection and scoring; nil skips it.
+	Anchors *AnchorConfig `json:"anchors,omitempty"`
 	// Compaction selects and configures the strategies (nil: defaults).
 	Compaction *compaction.Config `json:"compaction,omitempty"`
 }
@@ -44,6 +47,13 @@ type Result struct {
 	// Runs and Events are the strategies' replays of the transcript.
 	Runs   []RunRow
 	Events []EventRow
+	// Anchors are the detected anchors, per rule set (anchors table).
+	Anchors []AnchorRow
+	// Labels are the gold and evidence labels (labels table).
+	Labels []LabelRow
+	// AnchorCounts are the per-rule-set counts the rules table and
+	// summary.json sum.
+	AnchorCounts []anchors.SetCounts
 }
 
 // TranscriptRow is a row of the transcripts table: one per transcript read.
@@ -100,6 +110,9 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 	}
 	r.Calls, r.Boundaries = callRows(t, cfg)
 	r.Runs, r.Events = replayRows(t, cfg)
+	if cfg.Anchors != nil {
+		analyzeAnchors(t, turns, cfg.Anchors, r)
+	}
 	return r
 }
 

@@ -132,12 +132,12 @@ func (c *Config) MetricRuler() (*tokens.Ruler, error) {
 
 // Anchoring is the config's anchor mode (default segments).
 func (c *Config) Anchoring() (tokens.Anchoring, error) {
-	if c.Anchors == "" {
+	if c.Overhead == "" {
 		return tokens.AnchorSegments, nil
 	}
-	a, ok := tokens.ParseAnchoring(c.Anchors)
+	a, ok := tokens.ParseAnchoring(c.Overhead)
 	if !ok {
-		return a, fmt.Errorf("anchors: want first or segments, got %q", c.Anchors)
+		return a, fmt.Errorf("overhead: want first or segments, got %q", c.Overhead)
 	}
 	return a, nil
 }

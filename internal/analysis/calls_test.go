@@ -20,7 +20,7 @@ func TestConfigRulers(t *testing.T) {
 		t.Errorf("zero config anchoring: %v %v", a, err)
 	}
 	f := &tokens.Factors{Prose: 1}
-	c := Config{RulerNames: []string{tokens.Calibrated}, Calibration: f, Anchors: "first"}
+	c := Config{RulerNames: []string{tokens.Calibrated}, Calibration: f, Overhead: "first"}
 	rs, _ = c.Rulers()
 	b := transcript.Block{Kind: transcript.BlockText, Text: "abcd"}
 	if got := rs[0].Uncached().Block(&b); got != 4 {
@@ -29,7 +29,7 @@ func TestConfigRulers(t *testing.T) {
 	if _, err := (&Config{RulerNames: []string{"x"}}).Rulers(); err == nil {
 		t.Error("unknown ruler accepted")
 	}
-	if _, err := (&Config{Anchors: "x"}).Anchoring(); err == nil {
+	if _, err := (&Config{Overhead: "x"}).Anchoring(); err == nil {
 		t.Error("unknown anchoring accepted")
 	}
 }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -99,6 +100,12 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow) {
 			return tokens.ByName(name)
 		}}
 	sh := compaction.NewShared(t)
+	if cfg.Anchors != nil { // rule sets given with --rules are usable by strategies too
+		sh.RuleSets = map[string]*anchors.RuleSet{}
+		for _, rs := range cfg.Anchors.Sets {
+			sh.RuleSets[rs.Name] = rs
+		}
+	}
 	overhead := compaction.Overhead(sh, metric)
 	base := compaction.Baseline(sh, opt, overhead)
 	var runs []RunRow

@@ -8,7 +8,7 @@ import (
 )
 
 // corpusTurns loads the turns of every real transcript.
-func corpusTurns(b *testing.B) ([][]transcript.Turn, int64) {
+func corpusTurns(b testing.TB) ([][]transcript.Turn, int64) {
 	dir := realCorpus(b)
 	in, err := loader.Walk([]string{dir})
 	if err != nil {
@@ -33,11 +33,13 @@ func BenchmarkEvaluateCorpus(b *testing.B) {
 	suite := NewSuite(Defaults()...)
 	b.SetBytes(size)
 	b.ResetTimer()
+	cpu := cpuTime()
 	for i := 0; i < b.N; i++ {
 		for _, ts := range all {
 			suite.Evaluate(ts)
 		}
 	}
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // BenchmarkFlowCorpus is one Flow (anchors + PreservationContext) per

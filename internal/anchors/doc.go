@@ -11,9 +11,10 @@
 //
 //	previous_error  the turn's PreviousError flag
 //	call            some tool call of the turn matches (tool names, command,
-//	                path, input JSON)
+//	                path, input JSON; `min: N` for at least N calls)
 //	result          some tool result of the turn matches (tool, success,
-//	                output, the command of its call, last result only)
+//	                output, the command of its call, last result only;
+//	                `min: N` for at least N results)
 //	user, response  the user message / the assistant response matches
 //	all, any, not   composition
 //
@@ -21,7 +22,9 @@
 // state their case sensitivity explicitly: `case: sensitive` or
 // `case: insensitive` is required on every contains and regex. A
 // case-insensitive contains is "the lower-cased text contains the lower-cased
-// needle", exactly as the seeds write it.
+// needle", as the seeds write it; for ASCII needles only ASCII letters of the
+// text are folded (so KELVIN SIGN does not match "k"). Regexes are Go RE2;
+// (?i) folding applies to case-insensitive ones.
 //
 // # Detection
 //
@@ -38,12 +41,28 @@
 // Turn indices are 0-based positions in the turn list given to Evaluate (or
 // in the from:to window given to Evaluation.Flow).
 //
+// For a compaction engine: evaluate once per transcript, then ask for any
+// window of turns per compaction round without re-reading text:
+//
+//	set, err := anchors.Resolve(nameOrFile, os.ReadFile) // or anchors.Builtin
+//	ev := set.Evaluate(turns)       // every rule on every turn, once
+//	flow := ev.Flow(from, to)       // anchors, synthetic anchor, PreservationContext
+//	text := anchors.WeightedSummary(turns[from:to], flow.Anchors, &flow.Context, anchors.StyleFSpec)
+//
+// NewSuite evaluates several sets at once, sharing their text searches.
+// Each distinct text test is answered at most once per text (memoised), and
+// regexes run only when a literal they need occurs in the text.
+//
 // # Labels and scoring
 //
 // Gold labels come from label files (ParseLabels); evidence labels are
-// derived from the recording itself (Evidence). A detected anchor matches a
-// label at the same turn of the same transcript; per-type figures also
-// require the same type. See score.go for the exact counting.
+// derived from the recording itself, without any rule set (DeriveEvidence:
+// TodoWrite items completed, successful git commits, a test runner passing
+// after failing in an earlier turn, Claude Code's own compactions; see
+// EvidenceKind for where each lands and which type it stands for). A
+// detected anchor matches a label at the same turn of the same transcript;
+// per-type figures also require the same type. See score.go for the exact
+// counting.
 //
 // The package is pure: it reads no files (Resolve takes a read function),
 // writes nothing, and keeps no mutable globals.

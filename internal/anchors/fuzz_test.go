@@ -2,6 +2,7 @@ package anchors
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -59,6 +60,36 @@ func FuzzPrefilter(f *testing.F) {
 		tx := text{s: s}
 		if re.MatchString(s) && !p.mayMatch(&tx) {
 			t.Fatalf("prefilter %+v rejects %q, which %q matches", p, s, pat)
+		}
+	})
+}
+
+// FuzzFoldSet: the one-pass case-insensitive search agrees with searching
+// the ASCII-lower-cased text.
+func FuzzFoldSet(f *testing.F) {
+	f.Add("Build COMPLETED successfully", "completed,built")
+	f.Add("testTEST", "st,te")
+	f.Add("\u212aelvin Kelvin", "kelvin")
+	f.Add("", "a")
+	f.Fuzz(func(t *testing.T, s, list string) {
+		var needles []string
+		for _, n := range strings.Split(strings.ToLower(list), ",") {
+			if n != "" && isASCII(n) && len(needles) < 64 {
+				needles = append(needles, n)
+			}
+		}
+		if len(needles) == 0 {
+			return
+		}
+		want := false
+		low := asciiLower(s)
+		for _, n := range needles {
+			if strings.Contains(low, n) {
+				want = true
+			}
+		}
+		if got := newFoldSet(needles).in(s); got != want {
+			t.Fatalf("in(%q, %q) = %v, want %v", s, needles, got, want)
 		}
 	})
 }

@@ -414,10 +414,10 @@ func (p *parser) cond(n *yaml.Node) *Cond {
 }
 
 func (p *parser) callTest(n *yaml.Node) *CallTest {
-	t := &CallTest{}
-	fs := p.fields(n, "call", "tool", "command", "path", "input")
+	t := &CallTest{Min: 1}
+	fs := p.fields(n, "call", "tool", "command", "path", "input", "min")
 	if len(fs) == 0 && deref(n).Kind == yaml.MappingNode {
-		p.errf(n, "call: give at least one of tool, command, path, input")
+		p.errf(n, "call: give at least one of tool, command, path, input, min")
 	}
 	for _, f := range fs {
 		switch f.key {
@@ -429,16 +429,18 @@ func (p *parser) callTest(n *yaml.Node) *CallTest {
 			t.Path = p.text(f.v, "path")
 		case "input":
 			t.Input = p.text(f.v, "input")
+		case "min":
+			t.Min = p.count(f.v)
 		}
 	}
 	return t
 }
 
 func (p *parser) resultTest(n *yaml.Node) *ResultTest {
-	t := &ResultTest{}
-	fs := p.fields(n, "result", "tool", "success", "last", "output", "command")
+	t := &ResultTest{Min: 1}
+	fs := p.fields(n, "result", "tool", "success", "last", "output", "command", "min")
 	if len(fs) == 0 && deref(n).Kind == yaml.MappingNode {
-		p.errf(n, "result: give at least one of tool, success, last, output, command")
+		p.errf(n, "result: give at least one of tool, success, last, output, command, min")
 	}
 	for _, f := range fs {
 		switch f.key {
@@ -453,9 +455,24 @@ func (p *parser) resultTest(n *yaml.Node) *ResultTest {
 			t.Output = p.text(f.v, "output")
 		case "command":
 			t.Command = p.text(f.v, "command")
+		case "min":
+			t.Min = p.count(f.v)
 		}
 	}
+	if t.Last && t.Min > 1 {
+		p.errf(n, "result: last and min > 1 cannot both hold")
+	}
 	return t
+}
+
+// count reads a `min` count: an integer of at least 1.
+func (p *parser) count(n *yaml.Node) int {
+	v := p.integer(n, "min")
+	if v < 1 {
+		p.errf(n, "min must be at least 1")
+		return 1
+	}
+	return v
 }
 
 // text reads a text matcher: a mapping with one operator (plus `case` for

@@ -167,3 +167,24 @@ func TestParseAliasBomb(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestASCIILower(t *testing.T) {
+	var all []byte
+	for c := 0; c < 256; c++ {
+		all = append(all, byte(c))
+	}
+	cases := []string{"", "abc", "ABC", "Hello, WORLD! 123 [\\]^_`{|}~@", "ÉCOLE Über ĶELVIN \u212a", string(all), strings.Repeat("AbCdEfGhIjKlMnOpQrStUvWxYz@[`{", 5)}
+	for _, s := range cases {
+		want := []byte(s)
+		for i, c := range want {
+			if 'A' <= c && c <= 'Z' {
+				want[i] = c + 32
+			}
+		}
+		for off := 0; off < len(s) && off < 9; off++ {
+			if got := asciiLower(s[off:]); got != string(want[off:]) {
+				t.Errorf("asciiLower(%q) = %q", s[off:], got)
+			}
+		}
+	}
+}

@@ -66,18 +66,101 @@ type lit struct {
 	fold bool
 }
 
+// maxExact bounds the strings an exact set may hold.
+const maxExact = 64
+
+// exact returns every string re can match when that set is small and
+// finite (literals, small alternations and character classes, optional
+// parts); empty-width assertions match "". ok is false otherwise.
+func exact(re *syntax.Regexp) ([]lit, bool) {
+	fold := re.Flags&syntax.FoldCase != 0
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return []lit{{}}, true
+	case syntax.OpLiteral:
+		return []lit{{string(re.Rune), fold}}, true
+	case syntax.OpCharClass:
+		var out []lit
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if len(out) == 8 {
+					return nil, false
+				}
+				out = append(out, lit{string(r), false})
+			}
+		}
+		return out, len(out) > 0
+	case syntax.OpCapture:
+		return exact(re.Sub[0])
+	case syntax.OpQuest:
+		ls, ok := exact(re.Sub[0])
+		if !ok {
+			return nil, false
+		}
+		return append(ls, lit{}), true
+	case syntax.OpAlternate:
+		var out []lit
+		for _, sub := range re.Sub {
+			ls, ok := exact(sub)
+			if !ok || len(out)+len(ls) > maxExact {
+				return nil, false
+			}
+			out = append(out, ls...)
+		}
+		return out, true
+	case syntax.OpConcat:
+		out := []lit{{}}
+		for _, sub := range re.Sub {
+			ls, ok := exact(sub)
+			if !ok {
+				return nil, false
+			}
+			if out, ok = cross(out, ls); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// cross concatenates every string of a with every string of b.
+func cross(a, b []lit) ([]lit, bool) {
+	if len(a)*len(b) > maxExact {
+		return nil, false
+	}
+	out := make([]lit, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, lit{x.s + y.s, x.fold || y.fold})
+		}
+	}
+	return out, true
+}
+
+// minLen is the length of the shortest string of a set, in runes.
+func minLen(ls []lit) int {
+	m := -1
+	for _, l := range ls {
+		if n := utf8.RuneCountInString(l.s); m < 0 || n < m {
+			m = n
+		}
+	}
+	return m
+}
+
 // required returns literals one of which every match of re contains; ok is
 // false when there is no such set.
 func required(re *syntax.Regexp) ([]lit, bool) {
-	switch re.Op {
-	case syntax.OpLiteral:
-		if len(re.Rune) == 0 {
+	if ls, ok := exact(re); ok {
+		if minLen(ls) == 0 {
 			return nil, false
 		}
-		return []lit{{string(re.Rune), re.Flags&syntax.FoldCase != 0}}, true
-	case syntax.OpCapture:
-		return required(re.Sub[0])
-	case syntax.OpPlus:
+		return ls, true
+	}
+	switch re.Op {
+	case syntax.OpCapture, syntax.OpPlus:
 		return required(re.Sub[0])
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
@@ -98,23 +181,33 @@ func required(re *syntax.Regexp) ([]lit, bool) {
 		}
 		return all, true
 	case syntax.OpConcat:
-		// Any operand's set will do: pick the one whose shortest literal is
-		// longest (fewest false candidates).
+		// Any operand's set will do, and so will the cross product of a run
+		// of exact operands: pick the set whose shortest literal is longest.
 		var best []lit
 		bestLen := 0
+		consider := func(ls []lit) {
+			if m := minLen(ls); m > bestLen {
+				best, bestLen = ls, m
+			}
+		}
+		var run []lit
 		for _, s := range re.Sub {
-			ls, ok := required(s)
-			if !ok {
+			if ls, ok := exact(s); ok {
+				if run == nil {
+					run = []lit{{}}
+				}
+				if next, ok := cross(run, ls); ok {
+					run = next
+					consider(run)
+					continue
+				}
+				run = ls
+				consider(run)
 				continue
 			}
-			m := -1
-			for _, l := range ls {
-				if n := utf8.RuneCountInString(l.s); m < 0 || n < m {
-					m = n
-				}
-			}
-			if m > bestLen {
-				best, bestLen = ls, m
+			run = nil
+			if ls, ok := required(s); ok {
+				consider(ls)
 			}
 		}
 		return best, best != nil

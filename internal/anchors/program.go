@@ -1,6 +1,7 @@
 package anchors
 
 import (
+	"encoding/binary"
 	"regexp"
 	"sort"
 	"strconv"
@@ -30,6 +31,8 @@ type leaf struct {
 	re    *regexp.Regexp
 	pre   *prefilter
 	n     int
+	// folder searches ASCII needles case-insensitively in one pass.
+	folder *foldSet
 }
 
 type compiledSet struct {
@@ -45,12 +48,14 @@ type cnode struct {
 	tools   toolSet
 	success int8 // -1 any, 0 must fail, 1 must succeed
 	last    bool
+	min     int // calls or results that must match
 	command *tnode
 	path    *tnode
 	input   *tnode
 	output  *tnode
 	text    *tnode
 	cost    int
+	pos     int // position in its source list
 	src     *Cond
 }
 
@@ -119,6 +124,7 @@ func (p *program) condList(cs []*Cond) []*cnode {
 	out := make([]*cnode, len(cs))
 	for i, c := range cs {
 		out[i] = p.cond(c)
+		out[i].pos = i
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].cost < out[j].cost })
 	return out
@@ -134,11 +140,13 @@ func (p *program) cond(c *Cond) *cnode {
 		}
 	case CondPreviousError:
 	case CondCall:
+		n.min = c.Call.Min
 		n.tools = newToolSet(c.Call.Tools)
 		n.command, n.path, n.input = p.text(c.Call.Command), p.text(c.Call.Path), p.text(c.Call.Input)
 		n.cost = 1 + max(n.command.costOf(), n.path.costOf(), n.input.costOf())
 	case CondResult:
 		r := c.Result
+		n.min = r.Min
 		n.tools = newToolSet(r.Tools)
 		if r.Success != nil {
 			n.success = 0
@@ -190,6 +198,9 @@ func (p *program) text(t *Text) *tnode {
 			}
 			l.ascii = l.ascii && isASCII(s)
 			l.needles = append(l.needles, s)
+		}
+		if t.Fold && l.ascii && len(l.needles) <= 64 {
+			l.folder = newFoldSet(l.needles)
 		}
 		n.cost = 2
 		if t.Fold {
@@ -260,23 +271,44 @@ func (t *text) lowASCII() string {
 }
 
 func asciiLower(s string) string {
-	i := 0
-	for i < len(s) && !('A' <= s[i] && s[i] <= 'Z') {
-		i++
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	// upperMask has the high bit of every byte of w in 'A'..'Z'.
+	upperMask := func(w uint64) uint64 {
+		h := w &^ highs
+		geA := h + (0x80-'A')*ones // high bit set where the byte >= 'A'
+		gtZ := h + (0x7f-'Z')*ones // high bit set where the byte > 'Z'
+		return (geA ^ gtZ) &^ w & highs
 	}
-	if i == len(s) {
+	// Find the first upper-case letter eight bytes at a time.
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if upperMask(le64(s, i)) != 0 {
+			break
+		}
+	}
+	for ; i < len(s) && !('A' <= s[i] && s[i] <= 'Z'); i++ {
+	}
+	if i >= len(s) {
 		return s
 	}
-	b := make([]byte, len(s))
-	copy(b, s[:i])
-	for ; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+	b := []byte(s)
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		binary.LittleEndian.PutUint64(b[i:], w|upperMask(w)>>2)
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
 		}
-		b[i] = c
 	}
 	return string(b)
+}
+
+// le64 reads eight bytes of s at i, little-endian.
+func le64(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 }
 
 func isASCII(s string) bool {
@@ -296,19 +328,7 @@ func (t *text) leaf(l *leaf, id int32) bool {
 	var v bool
 	switch l.op {
 	case TextContains:
-		h := t.s
-		switch {
-		case l.fold && l.ascii:
-			h = t.lowASCII()
-		case l.fold:
-			h = t.low()
-		}
-		for _, nd := range l.needles {
-			if strings.Contains(h, nd) {
-				v = true
-				break
-			}
-		}
+		v = l.contains(t)
 	case TextRegex:
 		v = (l.pre == nil || l.pre.mayMatch(t)) && l.re.MatchString(t.s)
 	case TextLongerThan:
@@ -321,6 +341,26 @@ func (t *text) leaf(l *leaf, id int32) bool {
 		t.val[w] |= bit
 	}
 	return v
+}
+
+// contains reports whether the text holds one of the leaf's needles.
+func (l *leaf) contains(t *text) bool {
+	h := t.s
+	switch {
+	case l.folder != nil && !t.alowed && !t.lowered:
+		// One pass, no lower-cased copy (unless another leaf made one).
+		return l.folder.in(t.s)
+	case l.fold && l.ascii:
+		h = t.lowASCII()
+	case l.fold:
+		h = t.low()
+	}
+	for _, nd := range l.needles {
+		if strings.Contains(h, nd) {
+			return true
+		}
+	}
+	return false
 }
 
 type callFacts struct {
@@ -345,24 +385,29 @@ type turnFacts struct {
 // facts builds the facts of every turn, with one memo slab for all texts.
 func (p *program) facts(turns []transcript.Turn) []turnFacts {
 	nw := (len(p.leaves) + 63) / 64
-	ntexts := 0
+	ncalls, nresults := 0, 0
 	for i := range turns {
-		ntexts += 2 + 3*len(turns[i].ToolCalls) + 2*len(turns[i].ToolResults)
+		ncalls += len(turns[i].ToolCalls)
+		nresults += len(turns[i].ToolResults)
 	}
-	slab := make([]uint64, 2*ntexts*nw)
+	// One allocation each for the memo bits, the calls and the results.
+	slab := make([]uint64, 2*(2*len(turns)+3*ncalls+2*nresults)*nw)
 	take := func(s string) text {
 		t := text{s: s, known: slab[:nw:nw], val: slab[nw : 2*nw : 2*nw]}
 		slab = slab[2*nw:]
 		return t
 	}
+	calls := make([]callFacts, ncalls)
+	results := make([]resultFacts, nresults)
+	cmds := map[string]string{}
 	out := make([]turnFacts, len(turns))
 	for i := range turns {
 		t := &turns[i]
 		f := &out[i]
 		f.prevErr = t.PreviousError
 		f.user, f.response = take(t.UserMessage), take(t.AssistantResponse)
-		f.calls = make([]callFacts, len(t.ToolCalls))
-		cmds := make(map[string]string, len(t.ToolCalls))
+		f.calls, calls = calls[:len(t.ToolCalls):len(t.ToolCalls)], calls[len(t.ToolCalls):]
+		clear(cmds)
 		for j := range t.ToolCalls {
 			c := &t.ToolCalls[j]
 			f.calls[j] = callFacts{name: c.Name, command: take(c.Command), path: take(c.Path), input: take(c.Input)}
@@ -370,7 +415,7 @@ func (p *program) facts(turns []transcript.Turn) []turnFacts {
 				cmds[c.ID] = c.Command
 			}
 		}
-		f.results = make([]resultFacts, len(t.ToolResults))
+		f.results, results = results[:len(t.ToolResults):len(t.ToolResults)], results[len(t.ToolResults):]
 		for j := range t.ToolResults {
 			r := &t.ToolResults[j]
 			f.results[j] = resultFacts{name: r.Name, success: r.Success, output: take(r.Output), command: take(cmds[r.ID])}
@@ -401,9 +446,15 @@ func (p *program) holds(n *cnode, f *turnFacts) bool {
 	case CondPreviousError:
 		return f.prevErr == n.b
 	case CondCall:
+		if len(f.calls) < n.min {
+			return false
+		}
+		k := 0
 		for i := range f.calls {
 			if p.callMatches(n, &f.calls[i]) {
-				return true
+				if k++; k >= n.min {
+					return true
+				}
 			}
 		}
 		return false
@@ -412,9 +463,15 @@ func (p *program) holds(n *cnode, f *turnFacts) bool {
 		if n.last && len(rs) > 0 {
 			rs = rs[len(rs)-1:]
 		}
+		if len(rs) < n.min {
+			return false
+		}
+		k := 0
 		for i := range rs {
 			if p.resultMatches(n, &rs[i]) {
-				return true
+				if k++; k >= n.min {
+					return true
+				}
 			}
 		}
 		return false

@@ -143,6 +143,8 @@ type CallTest struct {
 	Path    *Text
 	// Input is matched against the call's input JSON text.
 	Input *Text
+	// Min is how many calls must match (default 1).
+	Min int
 }
 
 // ResultTest holds when some tool result of the turn satisfies every field
@@ -158,6 +160,8 @@ type ResultTest struct {
 	Output *Text
 	// Command is matched against the command of the call the result answers.
 	Command *Text
+	// Min is how many results must match (default 1).
+	Min int
 }
 
 // TextOp is the operator of a text matcher.

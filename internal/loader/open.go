@@ -82,6 +82,11 @@ func openSource(path string, f *os.File) (*Source, func(), error) {
 	br := bufio.NewReaderSize(f, 64<<10)
 	magic, _ := br.Peek(4)
 	src := &Source{Path: path, R: br}
+	for _, m := range zipMagic {
+		if bytes.HasPrefix(magic, m) {
+			return openZip(path, f)
+		}
+	}
 	switch {
 	case bytes.HasPrefix(magic, gzipMagic):
 		zr, err := gzip.NewReader(br)

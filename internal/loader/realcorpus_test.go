@@ -15,31 +15,6 @@ import (
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
-// RealCorpus locates ../shared/real-corpus relative to the repository root
-// (the directory holding go.mod), or skips the test with a message.
-func RealCorpus(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root not found; skipping real-corpus test")
-		}
-		dir = parent
-	}
-	rc := filepath.Join(dir, "..", "shared", "real-corpus")
-	if _, err := os.Stat(rc); err != nil {
-		t.Skipf("real corpus not found at %s (it sits beside the repository as ../shared/real-corpus); skipping", rc)
-	}
-	return rc
-}
-
 // manifest reads MANIFEST.tsv: path -> notes, lines.
 type manifestRow struct {
 	kind  string
@@ -188,7 +163,7 @@ func countIndependently(t *testing.T, path string) independent {
 // and checks the transcripts-table counts against an independent count and
 // against MANIFEST.tsv.
 func TestRealCorpusClaudeCode(t *testing.T) {
-	root := RealCorpus(t)
+	root := realCorpus(t, "")
 	manifest := readManifest(t, root)
 	n := 0
 	for rel, row := range manifest {

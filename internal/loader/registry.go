@@ -6,6 +6,13 @@
 // A reader never fails a run because of bad content: every line is parsed,
 // ignored by record type (and counted), or reported as a transcript.Problem
 // with its line number and reason.
+//
+// Readers: claude-code (Claude Code session JSONL), claude-ai (Claude.ai
+// data exports, .zip included), codex (Codex CLI rollouts), openai-chat
+// (OpenAI-style message logs and the dataset rows that use them), swe-agent
+// (.traj) and openhands (event streams). Each documents its choices on its
+// type; a file may hold several transcripts (an export's conversations, a
+// dataset's rows), emitted in file order with distinct ids.
 package loader
 
 import (

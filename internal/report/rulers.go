@@ -23,14 +23,14 @@ type RulerErrors struct {
 // Rulers is the rulers section of summary.json: per ruler, median and p95 of
 // |err| = |est − real| / real and how many calls they cover.
 type Rulers struct {
-	Anchors  string                  `json:"anchors"`
+	Overhead string                  `json:"overhead"`
 	Measured map[string]*RulerErrors `json:"errors"`
 
 	calls, complete, pre map[string][]float64
 }
 
-func newRulers(anchors string) *Rulers {
-	return &Rulers{Anchors: anchors, Measured: map[string]*RulerErrors{},
+func newRulers(overhead string) *Rulers {
+	return &Rulers{Overhead: overhead, Measured: map[string]*RulerErrors{},
 		calls: map[string][]float64{}, complete: map[string][]float64{}, pre: map[string][]float64{}}
 }
 

@@ -3,7 +3,6 @@ package report
 import (
 	"io"
 	"math"
-	"strconv"
 
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/compaction"
@@ -160,24 +159,10 @@ func StrategyTable(w io.Writer, s *Summary) error {
 		rows = append(rows, []string{spec.ID, itoa(st.Runs), itoa(st.Compactions), itoa(st.Overflows),
 			pct(st.MedianCompression), pct(st.LowCompressionShare), pct(st.NeedRecall), pct(st.MedianFileRecall),
 			pct(st.IntentKeptShare), itoa(st.OrphanResults + st.DanglingCalls), pct(st.SyntheticAnchorRate),
-			itoa(st.Thrash), num(st.CostRatio)})
+			itoa(st.Thrash), ratio(st.CostRatio)})
 	}
 	if len(rows) == 0 {
 		return nil
 	}
 	return RenderTable(w, header, rows)
-}
-
-func pct(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return strconv.FormatFloat(*v*100, 'f', 1, 64) + "%"
-}
-
-func num(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return strconv.FormatFloat(*v, 'f', 3, 64)
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"github.com/compactbench/compactbench/internal/analysis"
+	"github.com/compactbench/compactbench/internal/anchors"
 )
 
 // SchemaVersion is bumped when summary.json changes incompatibly.
@@ -15,8 +16,8 @@ type Meta struct {
 	Version    string   `json:"version"`
 	ConfigHash string   `json:"config_hash"`
 	Inputs     []string `json:"inputs"`
-	// Anchors is the calls table's overhead anchoring (tokens.Anchoring).
-	Anchors string `json:"anchors,omitempty"`
+	// Overhead is the calls table's overhead anchoring (tokens.Anchoring).
+	Overhead string `json:"overhead,omitempty"`
 }
 
 // Summary is summary.json: run metadata, corpus totals and, as analyses are
@@ -30,6 +31,9 @@ type Summary struct {
 	Rulers *Rulers `json:"rulers,omitempty"`
 	// Strategies are the compaction strategies' aggregates, by id.
 	Strategies Strategies `json:"strategies"`
+	// Anchors are the per-rule-set anchor aggregates (rules table, set rows).
+	Anchors     []RuleSetSummary `json:"anchors,omitempty"`
+	anchorTally anchors.Tally
 }
 
 // Totals are counts summed over transcripts.
@@ -75,7 +79,7 @@ type Corpus struct {
 func newSummary(m Meta) Summary {
 	return Summary{SchemaVersion: SchemaVersion, Meta: m, Corpus: Corpus{
 		ByFormat: map[string]int64{}, ByKind: map[string]*Totals{}, IgnoredByType: map[string]int64{},
-	}, Rulers: newRulers(m.Anchors), Strategies: Strategies{}}
+	}, Rulers: newRulers(m.Overhead), Strategies: Strategies{}}
 }
 
 func (s *Summary) add(r *analysis.Result) {
@@ -94,10 +98,12 @@ func (s *Summary) add(r *analysis.Result) {
 	}
 	s.Rulers.add(r)
 	s.Strategies.add(r)
+	s.anchorTally.Add(r.AnchorCounts)
 }
 
 // finish computes the aggregates that need every result (medians, rates).
 func (s *Summary) finish() {
 	s.Rulers.finish()
 	s.Strategies.finish()
+	s.Anchors = anchorSummaries(&s.anchorTally)
 }

@@ -62,6 +62,13 @@ var tables = []func(Options) (sink, error){
 	func(o Options) (sink, error) {
 		return tableOf(o, "events", func(r *analysis.Result) []analysis.EventRow { return r.Events })
 	},
+	func(o Options) (sink, error) {
+		return tableOf(o, "anchors", func(r *analysis.Result) []analysis.AnchorRow { return r.Anchors })
+	},
+	func(o Options) (sink, error) {
+		return tableOf(o, "labels", func(r *analysis.Result) []analysis.LabelRow { return r.Labels })
+	},
+	openRules,
 }
 
 // Writer receives the results of a run, file by file in output order, and

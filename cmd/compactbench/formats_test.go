@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/compactbench/compactbench/internal/report"
+)
+
+// readTranscriptsCSV runs the run command over paths and returns the
+// transcripts table as maps keyed by column.
+func readTranscriptsCSV(t *testing.T, inputFormat string, paths ...string) []map[string]string {
+	t.Helper()
+	out := t.TempDir()
+	opts := runOptions{Paths: paths, Jobs: 2, Out: out, InputFormat: inputFormat, Quiet: true,
+		Formats: outputFormats{Files: report.Formats{CSV: true}}}
+	if err := runCommand(context.Background(), opts, io.Discard, io.Discard); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	f, err := os.Open(filepath.Join(out, "transcripts.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out2 []map[string]string
+	for _, r := range rows[1:] {
+		m := map[string]string{}
+		for i, col := range rows[0] {
+			m[col] = r[i]
+		}
+		out2 = append(out2, m)
+	}
+	return out2
+}
+
+// TestRunFormatsColumn runs the command over the loader's fixtures: one
+// transcripts row per transcript (a file may hold several), and the format
+// column names the reader that read each.
+func TestRunFormatsColumn(t *testing.T) {
+	rows := readTranscriptsCSV(t, "", "../../internal/loader/testdata")
+	perFormat := map[string]int{}
+	perFile := map[string]int{}
+	for _, r := range rows {
+		perFormat[r["format"]]++
+		perFile[filepath.Base(r["path"])]++
+	}
+	want := map[string]int{"claude-ai": 6, "claude-code": 11, "codex": 2, "openai-chat": 8, "swe-agent": 3, "openhands": 1}
+	for f, n := range want {
+		if perFormat[f] != n {
+			t.Errorf("%d %s rows, want %d (all: %v)", perFormat[f], f, n, perFormat)
+		}
+	}
+	if len(perFormat) != len(want) {
+		t.Errorf("formats %v, want %v", perFormat, want)
+	}
+	if perFile["conversations.json"] != 6 || perFile["rows.jsonl"] != 7 {
+		t.Errorf("rows per file %v", perFile)
+	}
+}
+
+// TestRunInputFormat checks that --input-format forces the reader.
+func TestRunInputFormat(t *testing.T) {
+	rows := readTranscriptsCSV(t, "openai-chat", "../../internal/loader/testdata/chat/bare.json")
+	if len(rows) != 1 || rows[0]["format"] != "openai-chat" || rows[0]["messages"] != "3" {
+		t.Fatalf("rows %v", rows)
+	}
+	rows = readTranscriptsCSV(t, "codex", "../../internal/loader/testdata/chat/bare.json")
+	if len(rows) != 1 || rows[0]["format"] != "codex" || rows[0]["problems"] == "0" {
+		t.Fatalf("forcing codex on a chat log must report problems, got %v", rows)
+	}
+}

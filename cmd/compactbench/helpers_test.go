@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// fixtures is a small corpus of hand-written Claude Code files.
+const fixtures = "../../internal/loader/testdata/claudecode"
+
+// seeds is corpora/seeds as reached from this package's directory; outputs
+// carry this relative path, so golden files do not depend on the machine.
+const seeds = "../../corpora/seeds"
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// runCLI runs the command line in-process.
+func runCLI(t testing.TB, args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = Main(append([]string{"compactbench"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}

@@ -1,0 +1,79 @@
+package anchors
+
+import (
+	"math/bits"
+	"strings"
+)
+
+// foldSet finds any of up to 64 lower-case ASCII needles in a text, ignoring
+// the case of ASCII letters, in one pass over the text and without making a
+// lower-cased copy of it. Each needle is anchored on its least frequent byte
+// (by a rough frequency order of English and code), so few positions of the
+// text need a closer look.
+type foldSet struct {
+	needles []string
+	// off[k] is the position of needle k's anchor byte.
+	off []int
+	// at[c] has bit k set when needle k's anchor byte is c, in either case.
+	at [256]uint64
+}
+
+// byteOrder lists bytes from most to least frequent in text and code; bytes
+// not listed count as rarest.
+const byteOrder = " etaoinsrhldcumfpgwybvkxjqz\n.,_-/:\"'()=0123456789;{}[]<>*#"
+
+func newFoldSet(needles []string) *foldSet {
+	f := &foldSet{needles: needles, off: make([]int, len(needles))}
+	for k, n := range needles {
+		best, bestRank := 0, -1
+		for j := 0; j < len(n); j++ {
+			r := strings.IndexByte(byteOrder, n[j])
+			if r < 0 {
+				r = len(byteOrder)
+			}
+			if r > bestRank {
+				best, bestRank = j, r
+			}
+		}
+		f.off[k] = best
+		c := n[best]
+		f.at[c] |= 1 << k
+		if 'a' <= c && c <= 'z' {
+			f.at[c-'a'+'A'] |= 1 << k
+		}
+	}
+	return f
+}
+
+// in reports whether s contains one of the needles, ASCII case ignored.
+func (f *foldSet) in(s string) bool {
+	for i := 0; i < len(s); i++ {
+		m := f.at[s[i]]
+		for m != 0 {
+			k := bits.TrailingZeros64(m)
+			m &= m - 1
+			if start := i - f.off[k]; start >= 0 && hasFoldPrefix(s[start:], f.needles[k]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasFoldPrefix reports whether s starts with the lower-case needle n,
+// ignoring the case of ASCII letters of s.
+func hasFoldPrefix(s, n string) bool {
+	if len(s) < len(n) {
+		return false
+	}
+	for j := 0; j < len(n); j++ {
+		c := s[j]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != n[j] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,253 @@
+package anchors
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/valyala/fastjson"
+)
+
+// NoneType is the label type that says "this transcript has no anchors"
+// (with turn -1).
+const NoneType = "none"
+
+// Label is one gold anchor from a label file (JSONL, one object a line):
+//
+//	{"transcript": "<id or path>", "turn": <0-based>, "type": "<anchor type>", "note": "<optional>"}
+//
+// "transcript" is a transcript ID, a path relative to the label file's
+// directory, or an absolute path. {"transcript": "...", "turn": -1,
+// "type": "none"} marks a transcript as labelled with no anchors. Other keys
+// are ignored.
+type Label struct {
+	Transcript string
+	// Turn is the 0-based turn index; -1 for a "none" line.
+	Turn int
+	// Type is the anchor type; "" for a "none" line.
+	Type Type
+	Note string
+	// File and Line locate the label.
+	File string
+	Line int
+}
+
+// ParseLabels reads a label file's content. Every bad line is an error with
+// file and line (they are joined); labels are the ground truth numbers are
+// quoted against, so nothing is silently dropped.
+func ParseLabels(data []byte, file string) ([]Label, error) {
+	var out []Label
+	var errs []error
+	var p fastjson.Parser
+	bad := func(line int, format string, args ...any) {
+		if len(errs) < maxErrors {
+			errs = append(errs, fmt.Errorf("%s:%d: %s", file, line, fmt.Sprintf(format, args...)))
+		}
+	}
+	for n := 1; len(data) > 0; n++ {
+		var line []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			line, data = data, nil
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		v, err := p.ParseBytes(line)
+		if err != nil {
+			bad(n, "malformed JSON: %s", shortJSONErr(err))
+			continue
+		}
+		if v.Type() != fastjson.TypeObject {
+			bad(n, "a label is a JSON object, got %s", v.Type())
+			continue
+		}
+		l := Label{File: file, Line: n}
+		tv := v.Get("transcript")
+		if tv == nil || tv.Type() != fastjson.TypeString || len(tv.GetStringBytes()) == 0 {
+			bad(n, `"transcript" must be a non-empty string (a transcript id or a path)`)
+			continue
+		}
+		l.Transcript = string(tv.GetStringBytes())
+		nv := v.Get("turn")
+		if nv == nil || nv.Type() != fastjson.TypeNumber {
+			bad(n, `"turn" must be a number (0-based turn index, or -1 with type "none")`)
+			continue
+		}
+		f, _ := nv.Float64()
+		if f != float64(int(f)) || f < -1 {
+			bad(n, `"turn" must be an integer >= 0 (or -1 with type "none"), got %v`, f)
+			continue
+		}
+		l.Turn = int(f)
+		yv := v.Get("type")
+		if yv == nil || yv.Type() != fastjson.TypeString {
+			bad(n, `"type" must be a string`)
+			continue
+		}
+		typ := string(yv.GetStringBytes())
+		switch {
+		case typ == NoneType:
+			if l.Turn != -1 {
+				bad(n, `type "none" goes with turn -1`)
+				continue
+			}
+		default:
+			t, ok := ParseType(typ)
+			if !ok {
+				bad(n, "unknown anchor type %q (known: %s, or none)", typ, typeNames())
+				continue
+			}
+			if l.Turn < 0 {
+				bad(n, `turn -1 goes with type "none"`)
+				continue
+			}
+			l.Type = t
+		}
+		if nt := v.Get("note"); nt != nil {
+			if nt.Type() != fastjson.TypeString && nt.Type() != fastjson.TypeNull {
+				bad(n, `"note" must be a string`)
+				continue
+			}
+			l.Note = string(nt.GetStringBytes())
+		}
+		out = append(out, l)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+func shortJSONErr(err error) string {
+	s := err.Error()
+	if i := strings.Index(s, "; unparsed tail"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimPrefix(s, "cannot parse JSON: ")
+}
+
+func typeNames() string {
+	names := make([]string, len(Types))
+	for i, t := range Types {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+// LabelSet indexes gold labels by transcript. It is immutable once built
+// and safe for concurrent use.
+type LabelSet struct {
+	labels []Label
+	byID   map[string][]int
+	byPath map[string][]int
+	base   string
+	hash   string
+}
+
+// NewLabelSet indexes labels. base is the directory relative transcript and
+// label-file paths are taken from (the working directory in the CLI; "" to
+// compare paths as written). A label's "transcript" is looked up both as an
+// ID and as a path relative to its label file's directory (or absolute).
+func NewLabelSet(labels []Label, base string) *LabelSet {
+	s := &LabelSet{labels: labels, byID: map[string][]int{}, byPath: map[string][]int{}, base: base}
+	h := sha256.New()
+	for i, l := range labels {
+		s.byID[l.Transcript] = append(s.byID[l.Transcript], i)
+		p := l.Transcript
+		if !isAbs(p) {
+			p = path.Join(toSlash(filepath.Dir(l.File)), toSlash(p))
+		}
+		p = s.abs(p)
+		s.byPath[p] = append(s.byPath[p], i)
+		fmt.Fprintf(h, "%s\x00%s\x00%d\x00%s\n", toSlash(l.File), l.Transcript, l.Turn, l.Type)
+	}
+	s.hash = hex.EncodeToString(h.Sum(nil)[:8])
+	return s
+}
+
+func toSlash(p string) string { return filepath.ToSlash(p) }
+
+func isAbs(p string) bool {
+	return strings.HasPrefix(p, "/") || filepath.IsAbs(p) || (len(p) > 2 && p[1] == ':' && (p[2] == '/' || p[2] == '\\'))
+}
+
+// abs makes a slash path absolute against the base and cleans it.
+func (s *LabelSet) abs(p string) string {
+	p = toSlash(p)
+	if s.base != "" && !isAbs(p) {
+		p = path.Join(toSlash(s.base), p)
+	}
+	return path.Clean(p)
+}
+
+// Len is the number of labels.
+func (s *LabelSet) Len() int { return len(s.labels) }
+
+// For returns the labels of the transcript with the given ID and path, and
+// whether it is labelled at all (a transcript with only a "none" line is
+// labelled with no anchors; one with no line is unlabelled).
+func (s *LabelSet) For(id, transcriptPath string) (labels []Label, labelled bool) {
+	if s == nil {
+		return nil, false
+	}
+	idx := append([]int(nil), s.byID[id]...)
+	idx = append(idx, s.byPath[s.abs(transcriptPath)]...)
+	if len(idx) == 0 {
+		return nil, false
+	}
+	sort.Ints(idx)
+	for k, i := range idx {
+		if k > 0 && idx[k-1] == i {
+			continue
+		}
+		if l := s.labels[i]; l.Turn >= 0 {
+			labels = append(labels, l)
+		}
+	}
+	return labels, true
+}
+
+// Unmatched returns the labels whose transcript is not among seen (the IDs
+// and paths of the transcripts read), so a typo in a label file is visible.
+func (s *LabelSet) Unmatched(ids, paths []string) []Label {
+	if s == nil {
+		return nil
+	}
+	hit := make([]bool, len(s.labels))
+	for _, id := range ids {
+		for _, i := range s.byID[id] {
+			hit[i] = true
+		}
+	}
+	for _, p := range paths {
+		for _, i := range s.byPath[s.abs(p)] {
+			hit[i] = true
+		}
+	}
+	var out []Label
+	for i, h := range hit {
+		if !h {
+			out = append(out, s.labels[i])
+		}
+	}
+	return out
+}
+
+// MarshalJSON identifies the label set by size and content hash (it is part
+// of the analysis configuration hashed into summary.json).
+func (s *LabelSet) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Labels int    `json:"labels"`
+		Hash   string `json:"hash"`
+	}{len(s.labels), s.hash})
+}

@@ -1,0 +1,451 @@
+package loader
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// CodexFormat names the OpenAI Codex CLI rollout reader.
+const CodexFormat = "codex"
+
+func init() { Register(codex{}) }
+
+// codex reads Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl),
+// lines of {timestamp, type, payload}:
+//
+//   - The conversation is read from the response_item records only; the
+//     event_msg stream repeats it for the UI and is ignored by type (counted
+//     as "event_msg:<type>"), except token_count.
+//   - The assistant items of one model response (reasoning, message,
+//     function_call, custom_tool_call, local_shell_call, web_search_call) are
+//     one assistant message. The response ends at the next input item (a
+//     user/developer message or a tool output), at a token_count event, or at
+//     a compacted record.
+//   - Usage: a token_count event whose total_token_usage differs from the
+//     previous one reports one new model call, and its last_token_usage
+//     belongs to the assistant message of the response items recorded since
+//     the previous token_count or input item (Codex writes the event when the
+//     response completes, before running its tools). Repeated snapshots (same
+//     total, e.g. at turn start or after a compaction), null-info events and
+//     events with no response items before them are ignored. OpenAI's
+//     input_tokens include the cached ones: Input = input_tokens −
+//     cached_input_tokens, CacheRead = cached_input_tokens, so Context() is
+//     input_tokens.
+//   - function_call arguments are a JSON string, kept as the tool input when
+//     it is valid JSON; custom_tool_call input (apply_patch) is free text,
+//     kept as a JSON string, with the first patched file as the path. Outputs
+//     pair by call_id. An output is an error when its exit code (the leading
+//     "Exit code: N" line, or metadata.exit_code in the JSON form) is not 0.
+//   - web_search_call items run on the server and record no output: each
+//     becomes a tool_use with an empty tool_result in the same assistant
+//     message, so the context stays a valid request.
+//   - developer/system messages are system messages; user messages that
+//     Codex writes itself (environment context, AGENTS.md instructions, turn
+//     aborted notices) are marked meta.
+//   - compacted records become recorded compaction events: Summary is the
+//     text of the replacement history's messages when it is recorded (the
+//     encrypted compaction item itself cannot be rendered), else the
+//     record's message; PreTokens is the last call's total tokens; Trigger is
+//     not recorded by Codex and stays empty.
+//   - The pre-2025-09 layout (a first line {id, timestamp, instructions},
+//     then bare response items and {record_type} lines) is read too.
+//
+// Paths inside the records are kept as written (Windows paths included).
+type codex struct{}
+
+func (codex) Name() string { return CodexFormat }
+
+// codexTypes are the top-level record types of a rollout.
+var codexTypes = map[string]bool{
+	"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true,
+}
+
+// codexItemTypes are response item types, for the legacy layout.
+var codexItemTypes = map[string]bool{
+	"message": true, "reasoning": true, "function_call": true, "function_call_output": true,
+	"custom_tool_call": true, "custom_tool_call_output": true, "local_shell_call": true, "web_search_call": true,
+}
+
+func (codex) Sniff(path string, head []byte) int {
+	var p fastjson.Parser
+	bonus := 0
+	if strings.HasPrefix(baseName(path), "rollout-") {
+		bonus = 1
+	}
+	legacyMeta := false
+	lines := 0
+	rest := head
+	for n := 0; n < 32 && len(rest) > 0; n++ {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			break
+		}
+		line := bytes.TrimSpace(rest[:i])
+		rest = rest[i+1:]
+		if len(line) == 0 {
+			continue
+		}
+		lines++
+		v, err := p.ParseBytes(line)
+		if err != nil || v.Type() != fastjson.TypeObject {
+			continue
+		}
+		typ := str(v, "type")
+		switch {
+		case v.Exists("payload") && codexTypes[typ]:
+			return 10 + bonus
+		case lines == 1 && typ == "" && v.Exists("id") && v.Exists("timestamp"):
+			legacyMeta = true
+		case legacyMeta && (v.Exists("record_type") || codexItemTypes[typ]):
+			return 8 + bonus
+		}
+	}
+	if lines == 0 {
+		t := bytes.TrimSpace(head)
+		if bytes.HasPrefix(t, []byte(`{"timestamp":`)) && bytes.Contains(t, []byte(`"type":"session_meta"`)) {
+			return 8 + bonus
+		}
+	}
+	return 0
+}
+
+// codexFile is the state of reading one rollout.
+type codexFile struct {
+	b     *builder
+	p     fastjson.Parser
+	model string
+	// pending is the assistant message of the response being read.
+	pending *transcript.Message
+	// prevTotal is the total_token_usage of the last token_count seen.
+	prevTotal int64
+	seenTotal bool
+	// lastCall is the total tokens of the last call with usage.
+	lastCall int64
+	legacy   bool
+}
+
+func (codex) Read(src *Source, emit func(*transcript.Transcript) error) error {
+	c := &codexFile{b: newBuilder(src.Path, CodexFormat)}
+	lineNo, rerr := eachLine(src.R, c.line)
+	c.flush()
+	t := c.b.t
+	t.Stats.Lines = lineNo
+	if rerr != nil {
+		c.b.problem(lineNo, "%s", rerr.Error())
+	}
+	if t.ID == "" {
+		t.ID = stem(src.Path)
+	}
+	return emit(c.b.finish())
+}
+
+// line handles one input line.
+func (c *codexFile) line(n int, line []byte, final bool) {
+	b := c.b
+	if len(bytes.TrimSpace(line)) == 0 {
+		b.t.Stats.Ignore("(blank)")
+		return
+	}
+	v, err := c.p.ParseBytes(line)
+	if err != nil {
+		if final {
+			b.bad(n, "truncated final line: %s", shortErr(err))
+		} else {
+			b.bad(n, "malformed JSON: %s", shortErr(err))
+		}
+		return
+	}
+	if v.Type() != fastjson.TypeObject {
+		b.bad(n, "record is a JSON %s, want an object", v.Type())
+		return
+	}
+	ts := str(v, "timestamp")
+	pl := v.Get("payload")
+	typ := str(v, "type")
+	if pl == nil {
+		// The legacy layout: a session header, bare items, state records.
+		switch {
+		case v.Exists("record_type"):
+			b.t.Stats.Ignore("record_type:" + str(v, "record_type"))
+		case n == 1 && typ == "" && v.Exists("id"):
+			c.legacy = true
+			c.session(v)
+		case codexItemTypes[typ] || (c.legacy && typ != ""):
+			c.item(n, v, ts)
+		case typ == "":
+			b.bad(n, `record has no "type"`)
+		default:
+			b.bad(n, `%q record has no "payload"`, typ)
+		}
+		return
+	}
+	if pl.Type() != fastjson.TypeObject {
+		b.bad(n, `"payload" is a %s, want an object`, pl.Type())
+		return
+	}
+	switch typ {
+	case "session_meta":
+		c.session(pl)
+	case "turn_context":
+		if m := str(pl, "model"); m != "" {
+			c.model = m
+		}
+	case "response_item":
+		c.item(n, pl, ts)
+	case "event_msg":
+		et := str(pl, "type")
+		if et == "token_count" && c.tokenCount(pl) {
+			return
+		}
+		b.t.Stats.Ignore("event_msg:" + et)
+	case "compacted":
+		c.compacted(n, pl)
+	case "":
+		b.bad(n, `record has no "type"`)
+	default:
+		b.t.Stats.Ignore(typ)
+	}
+}
+
+// session reads a session_meta payload (or the legacy header line).
+func (c *codexFile) session(pl *fastjson.Value) {
+	t := c.b.t
+	if id := str(pl, "id"); id != "" && t.SessionID == "" {
+		t.SessionID, t.ID = id, id
+	}
+}
+
+// flush ends the response being read.
+func (c *codexFile) flush() {
+	if c.pending != nil {
+		c.b.add(*c.pending)
+		c.pending = nil
+	}
+}
+
+// assistant returns the message of the response being read, opening one.
+func (c *codexFile) assistant(n int, ts string) *transcript.Message {
+	if c.pending == nil {
+		c.pending = &transcript.Message{Role: transcript.RoleAssistant, Timestamp: ts, Line: n, Model: c.model}
+	}
+	return c.pending
+}
+
+// codexMetaPrefixes open user messages that Codex writes itself.
+var codexMetaPrefixes = []string{
+	"<environment_context>", "# AGENTS.md instructions for ", "<user_instructions>", "<INSTRUCTIONS>",
+	"<turn_aborted>", "<user_shell_command>", "<skill>",
+}
+
+// item handles one response item.
+func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
+	b := c.b
+	switch typ := str(it, "type"); typ {
+	case "message":
+		role := str(it, "role")
+		var blocks []transcript.Block
+		for _, part := range it.GetArray("content") {
+			switch pt := str(part, "type"); pt {
+			case "input_text", "output_text", "text":
+				blocks = append(blocks, transcript.Block{Kind: transcript.BlockText, Text: str(part, "text")})
+			case "refusal":
+				blocks = append(blocks, transcript.Block{Kind: transcript.BlockText, Text: str(part, "refusal")})
+			case "input_image":
+				size, _ := imageSize(part)
+				blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1, ImageBytes: size})
+			default:
+				b.problem(n, "unknown message content type %q skipped", pt)
+			}
+		}
+		if role == "assistant" {
+			m := c.assistant(n, ts)
+			m.Blocks = append(m.Blocks, blocks...)
+			return
+		}
+		c.flush()
+		m := transcript.Message{Role: transcript.RoleUser, Blocks: blocks, Timestamp: ts, Line: n}
+		switch role {
+		case "user":
+			m.IsMeta = codexMeta(blocks)
+		case "developer", "system":
+			m.Role = transcript.RoleSystem
+		default:
+			b.bad(n, "message with unknown role %q skipped", role)
+			return
+		}
+		b.add(m)
+	case "reasoning":
+		var parts []string
+		for _, key := range []string{"summary", "content"} {
+			for _, s := range it.GetArray(key) {
+				if t := str(s, "text"); t != "" {
+					parts = append(parts, t)
+				}
+			}
+		}
+		m := c.assistant(n, ts)
+		m.Blocks = append(m.Blocks, transcript.Block{Kind: transcript.BlockThinking,
+			Text: strings.Join(parts, "\n"), SignatureLen: len(it.GetStringBytes("encrypted_content"))})
+	case "function_call":
+		m := c.assistant(n, ts)
+		m.Blocks = append(m.Blocks, transcript.Block{Kind: transcript.BlockToolUse,
+			ToolID: firstStr(it, "call_id", "id"), ToolName: str(it, "name"), Input: jsonText(str(it, "arguments"))})
+	case "custom_tool_call":
+		input := str(it, "input")
+		bl := transcript.Block{Kind: transcript.BlockToolUse,
+			ToolID: firstStr(it, "call_id", "id"), ToolName: str(it, "name"), Input: jsonText(input)}
+		if bl.Input != input { // free text: InputFields cannot see into it
+			bl.Path = patchPath(input)
+		}
+		m := c.assistant(n, ts)
+		m.Blocks = append(m.Blocks, bl)
+	case "local_shell_call":
+		bl := transcript.Block{Kind: transcript.BlockToolUse, ToolID: firstStr(it, "call_id", "id"), ToolName: "local_shell"}
+		if a := it.Get("action"); a != nil {
+			bl.Input = string(a.MarshalTo(nil))
+		}
+		m := c.assistant(n, ts)
+		m.Blocks = append(m.Blocks, bl)
+	case "web_search_call":
+		id := str(it, "id")
+		if id == "" {
+			id = c.b.newID("web_search-")
+		}
+		bl := transcript.Block{Kind: transcript.BlockToolUse, ToolID: id, ToolName: "web_search"}
+		if a := it.Get("action"); a != nil {
+			bl.Input = string(a.MarshalTo(nil))
+		}
+		m := c.assistant(n, ts)
+		m.Blocks = append(m.Blocks, bl, transcript.Block{Kind: transcript.BlockToolResult, ToolID: id})
+	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
+		c.flush()
+		bl := transcript.Block{Kind: transcript.BlockToolResult, ToolID: firstStr(it, "call_id", "id")}
+		codexOutput(&bl, it.Get("output"))
+		b.add(transcript.Message{Role: transcript.RoleTool, Blocks: []transcript.Block{bl}, Timestamp: ts, Line: n})
+	default:
+		b.t.Stats.Ignore("response_item:" + typ)
+	}
+}
+
+// codexMeta reports whether every text of a user message is one Codex wrote.
+func codexMeta(blocks []transcript.Block) bool {
+	texts := 0
+	for i := range blocks {
+		if blocks[i].Kind != transcript.BlockText {
+			continue
+		}
+		s := strings.TrimLeft(blocks[i].Text, " \t\r\n")
+		if s == "" {
+			continue
+		}
+		texts++
+		meta := false
+		for _, p := range codexMetaPrefixes {
+			if strings.HasPrefix(s, p) {
+				meta = true
+				break
+			}
+		}
+		if !meta {
+			return false
+		}
+	}
+	return texts > 0
+}
+
+// codexOutput fills a tool result from a Codex output: a string (plain,
+// or the JSON {"output", "metadata":{"exit_code"}} form), a list of content
+// items, or an object {content, success}.
+func codexOutput(bl *transcript.Block, out *fastjson.Value) {
+	if out == nil {
+		return
+	}
+	switch out.Type() {
+	case fastjson.TypeString:
+		s := string(out.GetStringBytes())
+		if strings.HasPrefix(s, "{") {
+			var p fastjson.Parser
+			if v, err := p.Parse(s); err == nil && v.Type() == fastjson.TypeObject && v.Exists("output") {
+				bl.Text = str(v, "output")
+				if code := v.Get("metadata", "exit_code"); code != nil && code.Type() == fastjson.TypeNumber {
+					bl.IsError = code.GetInt() != 0
+				}
+				return
+			}
+		}
+		bl.Text = s
+		if code, ok := exitStatus(s); ok {
+			bl.IsError = code != 0
+		}
+	case fastjson.TypeObject:
+		bl.Text, bl.Images, bl.ImageBytes = textOf(out.Get("content"))
+		if s := out.Get("success"); s != nil && s.Type() == fastjson.TypeFalse {
+			bl.IsError = true
+		}
+	default:
+		bl.Text, bl.Images, bl.ImageBytes = textOf(out)
+	}
+}
+
+// patchPath returns the first file an apply_patch text touches.
+func patchPath(patch string) string {
+	for _, line := range strings.Split(patch, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, p := range []string{"*** Update File: ", "*** Add File: ", "*** Delete File: "} {
+			if rest, ok := strings.CutPrefix(line, p); ok {
+				return strings.TrimSpace(rest)
+			}
+		}
+	}
+	return ""
+}
+
+// tokenCount handles a token_count event; it reports whether the event
+// gave a call its usage.
+func (c *codexFile) tokenCount(pl *fastjson.Value) bool {
+	info := pl.Get("info")
+	if info == nil || info.Type() != fastjson.TypeObject {
+		return false
+	}
+	total := info.GetInt64("total_token_usage", "total_tokens")
+	repeat := c.seenTotal && total == c.prevTotal
+	c.prevTotal, c.seenTotal = total, true
+	last := info.Get("last_token_usage")
+	if repeat || last == nil || c.pending == nil || c.pending.Usage != nil {
+		return false
+	}
+	in, cached := last.GetInt64("input_tokens"), last.GetInt64("cached_input_tokens")
+	if cached > in {
+		cached = in
+	}
+	c.pending.Usage = &transcript.Usage{Input: in - cached, CacheRead: cached, Output: last.GetInt64("output_tokens")}
+	c.lastCall = last.GetInt64("total_tokens")
+	c.flush()
+	return true
+}
+
+// compacted turns a compacted record into a recorded compaction.
+func (c *codexFile) compacted(n int, pl *fastjson.Value) {
+	c.flush()
+	comp := transcript.Compaction{Kind: transcript.CompactFull, MessageIndex: len(c.b.t.Messages), PreTokens: c.lastCall, Line: n}
+	var parts []string
+	for _, it := range pl.GetArray("replacement_history") {
+		if str(it, "type") != "message" {
+			continue
+		}
+		for _, part := range it.GetArray("content") {
+			if t := str(part, "text"); t != "" {
+				parts = append(parts, t)
+			}
+		}
+	}
+	comp.Summary = strings.Join(parts, "\n\n")
+	if comp.Summary == "" {
+		comp.Summary = str(pl, "message")
+	}
+	c.b.t.Compactions = append(c.b.t.Compactions, comp)
+}

@@ -1,0 +1,425 @@
+package loader
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// This file holds what the readers of formats other than Claude Code share:
+// a transcript builder that pairs tool calls with their results and fills
+// the file-level stats, and small helpers over fastjson values.
+
+// builder assembles one transcript.
+type builder struct {
+	t *transcript.Transcript
+	// calls maps a tool_use id to its name, over every message added.
+	calls map[string]string
+	// answered holds the tool_use ids that have a result.
+	answered map[string]bool
+	errs     map[string]bool
+	// open lists the tool_use ids without a result yet, in call order.
+	open []string
+	// synth numbers the ids made up for calls that carry none.
+	synth int
+}
+
+func newBuilder(path, format string) *builder {
+	return &builder{
+		t:        &transcript.Transcript{Path: path, Format: format, Kind: transcript.KindSession},
+		calls:    map[string]string{},
+		answered: map[string]bool{},
+		errs:     map[string]bool{},
+	}
+}
+
+// problem records a problem on the transcript.
+func (b *builder) problem(line int, format string, args ...any) {
+	b.t.Problems = append(b.t.Problems, transcript.Problem{Line: line, Reason: fmt.Sprintf(format, args...)})
+}
+
+// bad records a record that could not be used at all.
+func (b *builder) bad(line int, format string, args ...any) {
+	b.problem(line, format, args...)
+	b.t.Stats.BadLines++
+}
+
+// newID makes up a tool_use id for a call recorded without one. The ids are
+// stable for a given file, so outputs stay deterministic.
+func (b *builder) newID(prefix string) string {
+	b.synth++
+	return prefix + strconv.Itoa(b.synth)
+}
+
+// add appends a message, registering its tool calls and pairing its tool
+// results: a result's missing id is taken from the oldest unanswered call
+// (of the same name when the result names its tool), and its ToolName is
+// filled from the call.
+func (b *builder) add(m transcript.Message) {
+	b.register(&m)
+	b.t.Messages = append(b.t.Messages, m)
+}
+
+// register pairs and records the tool blocks of m.
+func (b *builder) register(m *transcript.Message) {
+	for i := range m.Blocks {
+		bl := &m.Blocks[i]
+		switch bl.Kind {
+		case transcript.BlockToolUse:
+			if bl.ToolID == "" {
+				bl.ToolID = b.newID("call-")
+			}
+			bl.InputFields()
+			if strings.Contains(strings.ToLower(bl.ToolName), "editor") {
+				// str_replace_editor and file editors: their "command" is a
+				// sub-command (view, create, str_replace), not a shell line.
+				bl.Command = ""
+			}
+			if _, dup := b.calls[bl.ToolID]; !dup {
+				b.open = append(b.open, bl.ToolID)
+			}
+			b.calls[bl.ToolID] = bl.ToolName
+		case transcript.BlockToolResult:
+			if bl.ToolID == "" {
+				bl.ToolID = b.oldestOpen(bl.ToolName)
+			}
+			if name, ok := b.calls[bl.ToolID]; ok {
+				bl.ToolName = name
+			}
+			if bl.ToolID != "" {
+				b.answered[bl.ToolID] = true
+				if bl.IsError {
+					b.errs[bl.ToolID] = true
+				}
+			}
+		}
+	}
+}
+
+// addBlock appends a block to the message at index i, registering it as
+// add does (for calls that a later record adds to an earlier response).
+func (b *builder) addBlock(i int, bl transcript.Block) {
+	tmp := transcript.Message{Blocks: []transcript.Block{bl}}
+	b.register(&tmp)
+	b.t.Messages[i].Blocks = append(b.t.Messages[i].Blocks, tmp.Blocks[0])
+}
+
+// oldestOpen returns the oldest call without a result (named name, when
+// name is set), or "".
+func (b *builder) oldestOpen(name string) string {
+	k := 0
+	found := ""
+	for _, id := range b.open {
+		if b.answered[id] {
+			continue
+		}
+		b.open[k] = id
+		k++
+		if found == "" && (name == "" || b.calls[id] == name) {
+			found = id
+		}
+	}
+	b.open = b.open[:k]
+	return found
+}
+
+// last returns the last message, or nil.
+func (b *builder) last() *transcript.Message {
+	if n := len(b.t.Messages); n > 0 {
+		return &b.t.Messages[n-1]
+	}
+	return nil
+}
+
+// finish fills the stats that follow from the messages: tool calls and
+// errors, recorded API calls (assistant messages with usage), the peak real
+// context, and the model that served most calls (or most assistant messages
+// when none has usage). It also sorts the problems by line.
+func (b *builder) finish() *transcript.Transcript {
+	t := b.t
+	t.Stats.ToolCalls = len(b.calls)
+	t.Stats.ToolErrors = len(b.errs)
+	all, called := map[string]int{}, map[string]int{}
+	for i := range t.Messages {
+		m := &t.Messages[i]
+		if m.Role != transcript.RoleAssistant {
+			continue
+		}
+		if m.Usage != nil {
+			t.Stats.APICalls++
+			if c := m.Usage.Context(); c > t.Stats.PeakContextReal {
+				t.Stats.PeakContextReal = c
+			}
+			if m.Model != "" {
+				called[m.Model]++
+			}
+		}
+		if m.Model != "" {
+			all[m.Model]++
+		}
+	}
+	counts := called
+	if len(called) == 0 {
+		counts = all
+	}
+	if t.Model == "" {
+		for model, n := range counts {
+			if n > counts[t.Model] || (n == counts[t.Model] && model < t.Model) {
+				t.Model = model
+			}
+		}
+	}
+	for i := range t.Compactions {
+		if t.Compactions[i].Kind == transcript.CompactMicro {
+			t.Stats.MicrocompactBoundaries++
+		} else {
+			t.Stats.CompactBoundaries++
+		}
+	}
+	sort.SliceStable(t.Problems, func(i, j int) bool { return t.Problems[i].Line < t.Problems[j].Line })
+	return t
+}
+
+// uniqueIDs hands out transcript ids that are distinct within one file.
+type uniqueIDs map[string]int
+
+// get returns id, or id#n when id was already handed out.
+func (u uniqueIDs) get(id string) string {
+	n := u[id]
+	u[id] = n + 1
+	if n == 0 {
+		return id
+	}
+	for ; ; n++ {
+		alt := id + "#" + strconv.Itoa(n)
+		if u[alt] == 0 {
+			u[alt] = 1
+			return alt
+		}
+	}
+}
+
+// str returns the string at keys, or "" when it is absent or not a string.
+func str(v *fastjson.Value, keys ...string) string {
+	return string(v.GetStringBytes(keys...))
+}
+
+// firstStr returns the first non-empty string among the keys of v.
+func firstStr(v *fastjson.Value, keys ...string) string {
+	for _, k := range keys {
+		if s := v.GetStringBytes(k); len(s) > 0 {
+			return string(s)
+		}
+	}
+	return ""
+}
+
+// jsonText returns JSON text for a tool input recorded as a JSON string
+// (OpenAI arguments, Codex arguments): the string itself when it holds valid
+// JSON, otherwise the string quoted as a JSON string.
+func jsonText(s string) string {
+	if s != "" && fastjson.Validate(s) == nil {
+		return s
+	}
+	q, _ := json.Marshal(s)
+	return string(q)
+}
+
+// textOf renders a content value as plain text: a string as is; an array
+// by joining its items' text (strings, or objects' "text"/"content"
+// fields); anything else as its JSON. It also returns the images met.
+func textOf(v *fastjson.Value) (text string, images, imageBytes int) {
+	if v == nil {
+		return "", 0, 0
+	}
+	switch v.Type() {
+	case fastjson.TypeString:
+		return string(v.GetStringBytes()), 0, 0
+	case fastjson.TypeNull:
+		return "", 0, 0
+	case fastjson.TypeArray:
+		var sb strings.Builder
+		for _, it := range v.GetArray() {
+			var part string
+			switch it.Type() {
+			case fastjson.TypeString:
+				part = string(it.GetStringBytes())
+			case fastjson.TypeObject:
+				if n, ok := imageSize(it); ok {
+					images++
+					imageBytes += n
+					continue
+				}
+				if t := it.Get("text"); t != nil && t.Type() == fastjson.TypeString {
+					part = string(t.GetStringBytes())
+				} else if c := it.Get("content"); c != nil {
+					p, im, ib := textOf(c)
+					part, images, imageBytes = p, images+im, imageBytes+ib
+				} else {
+					part = string(it.MarshalTo(nil))
+				}
+			default:
+				part = string(it.MarshalTo(nil))
+			}
+			if part == "" {
+				continue
+			}
+			if sb.Len() > 0 {
+				sb.WriteByte('\n')
+			}
+			sb.WriteString(part)
+		}
+		return sb.String(), images, imageBytes
+	}
+	return string(v.MarshalTo(nil)), 0, 0
+}
+
+// imageSize recognises an image content part (Anthropic "image" with a
+// base64 source, OpenAI "image_url", Responses "input_image") and returns
+// the length of its data or URL text.
+func imageSize(it *fastjson.Value) (int, bool) {
+	switch str(it, "type") {
+	case "image":
+		return len(it.GetStringBytes("source", "data")), true
+	case "image_url":
+		if u := it.GetStringBytes("image_url", "url"); u != nil {
+			return len(u), true
+		}
+		return len(it.GetStringBytes("image_url")), true
+	case "input_image":
+		return len(it.GetStringBytes("image_url")), true
+	}
+	return 0, false
+}
+
+// exitStatus reads the exit status that harnesses print into tool output:
+// Codex's leading "Exit code: N" and OpenHands' trailing
+// "[Command finished with exit code N]". ok is false when the text carries
+// neither.
+func exitStatus(text string) (code int, ok bool) {
+	if rest, found := strings.CutPrefix(text, "Exit code: "); found {
+		return leadingInt(rest)
+	}
+	t := strings.TrimRight(text, " \t\r\n")
+	const marker = "[Command finished with exit code "
+	if strings.HasSuffix(t, "]") {
+		if i := strings.LastIndex(t, marker); i >= 0 {
+			return leadingInt(t[i+len(marker):])
+		}
+	}
+	return 0, false
+}
+
+// leadingInt parses the (optionally signed) integer at the start of s.
+func leadingInt(s string) (int, bool) {
+	end := 0
+	if end < len(s) && (s[end] == '-' || s[end] == '+') {
+		end++
+	}
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	n, err := strconv.Atoi(s[:end])
+	return n, err == nil
+}
+
+// usageOf reads a usage object in the Anthropic shape (input_tokens,
+// cache_read_input_tokens, cache_creation_input_tokens, output_tokens) or
+// the OpenAI shape (prompt_tokens including cached tokens, completion_tokens,
+// prompt_tokens_details.cached_tokens). LiteLLM-style objects that mix both
+// (prompt_tokens counting cache reads and writes, beside Anthropic's cache
+// fields) are read so that Context() equals prompt_tokens.
+func usageOf(u *fastjson.Value) (*transcript.Usage, bool) {
+	if u == nil || u.Type() != fastjson.TypeObject {
+		return nil, false
+	}
+	if u.Exists("prompt_tokens") {
+		prompt := u.GetInt64("prompt_tokens")
+		read := u.GetInt64("cache_read_input_tokens")
+		if read == 0 {
+			read = u.GetInt64("prompt_tokens_details", "cached_tokens")
+		}
+		created := u.GetInt64("cache_creation_input_tokens")
+		input := prompt - read - created
+		if input < 0 { // the cache fields are not part of prompt_tokens
+			input = prompt
+		}
+		return &transcript.Usage{Input: input, Output: u.GetInt64("completion_tokens"), CacheRead: read, CacheCreation: created}, true
+	}
+	if u.Exists("input_tokens") {
+		return &transcript.Usage{
+			Input:         u.GetInt64("input_tokens"),
+			Output:        u.GetInt64("output_tokens"),
+			CacheRead:     u.GetInt64("cache_read_input_tokens"),
+			CacheCreation: u.GetInt64("cache_creation_input_tokens"),
+		}, true
+	}
+	return nil, false
+}
+
+// parseOne parses one JSON value, reporting a malformed or non-object value
+// as a bad record at line (what names the record in the reason).
+func parseOne(p *fastjson.Parser, b *builder, data []byte, line int, what string) *fastjson.Value {
+	v, err := p.ParseBytes(data)
+	if err != nil {
+		b.bad(line, "%s: malformed JSON: %s", what, shortErr(err))
+		return nil
+	}
+	if v.Type() != fastjson.TypeObject {
+		b.bad(line, "%s is a JSON %s, want an object", what, v.Type())
+		return nil
+	}
+	return v
+}
+
+// eachLine calls fn with each line of r (without its "\n" or "\r\n"), its
+// 1-based number, and whether it is the last line with no newline after it.
+// Lines may be of any length. A read error after some data is returned after
+// the complete lines were handed out.
+func eachLine(r io.Reader, fn func(n int, line []byte, final bool)) (int, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	var long []byte
+	n := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, chunk...)
+			continue
+		}
+		line := chunk
+		if len(long) > 0 {
+			long = append(long, chunk...)
+			line = long
+		}
+		if len(line) > 0 {
+			n++
+			final := line[len(line)-1] != '\n'
+			line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
+			fn(n, line, final)
+		}
+		if cap(long) > 1<<20 {
+			long = nil // do not keep a huge line's buffer
+		} else {
+			long = long[:0]
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return n, nil
+			}
+			return n, fmt.Errorf("reading: %w", err)
+		}
+	}
+}

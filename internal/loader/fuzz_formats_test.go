@@ -1,0 +1,115 @@
+package loader
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// fuzzRead runs a reader over data and checks what must hold for any input:
+// no error and no panic, at least one transcript (the file is accounted
+// for), ids present and distinct, compaction positions within the
+// messages, and the same output on a second read.
+func fuzzRead(t *testing.T, name string, data []byte) {
+	f, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() []*transcript.Transcript {
+		var out []*transcript.Transcript
+		src := &Source{Path: "fuzz/input.json", R: bufio.NewReaderSize(bytes.NewReader(data), sniffSize)}
+		if err := f.Read(src, func(tr *transcript.Transcript) error {
+			out = append(out, tr)
+			return nil
+		}); err != nil {
+			t.Fatalf("Read returned %v", err)
+		}
+		return out
+	}
+	first := read()
+	if len(first) == 0 {
+		t.Fatal("no transcript: the input is not accounted for")
+	}
+	ids := map[string]bool{}
+	for _, tr := range first {
+		if tr.ID == "" || ids[tr.ID] {
+			t.Fatalf("id %q empty or repeated", tr.ID)
+		}
+		ids[tr.ID] = true
+		if tr.Format != name {
+			t.Fatalf("format %q, want %q", tr.Format, name)
+		}
+		for _, c := range tr.Compactions {
+			if c.MessageIndex < 0 || c.MessageIndex > len(tr.Messages) {
+				t.Fatalf("compaction at %d of %d messages", c.MessageIndex, len(tr.Messages))
+			}
+		}
+		for _, p := range tr.Problems {
+			if p.Line < 0 {
+				t.Fatalf("problem line %d", p.Line)
+			}
+		}
+		for _, m := range tr.Messages {
+			if m.Usage != nil && m.Role != transcript.RoleAssistant {
+				t.Fatalf("usage on a %s message", m.Role)
+			}
+		}
+	}
+	second := read()
+	if len(second) != len(first) {
+		t.Fatalf("second read: %d transcripts, first %d", len(second), len(first))
+	}
+	for i := range first {
+		if a, b := dump(first[i]), dump(second[i]); a != b {
+			t.Fatalf("reading twice differs:\n%s\n%s", a, b)
+		}
+	}
+}
+
+// addFixtures seeds a fuzz target with the fixtures of one folder.
+func addFixtures(f *testing.F, dir string, extra ...string) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", dir, "*"))
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, s := range extra {
+		f.Add([]byte(s))
+	}
+}
+
+func FuzzClaudeAI(f *testing.F) {
+	addFixtures(f, "claudeai", `[]`, `{"uuid":"x","chat_messages":[{"uuid":"a","parent_message_uuid":"a","sender":"human","text":"loop"}]}`,
+		`[{"chat_messages":[{"uuid":"a","parent_message_uuid":"b","sender":"human"},{"uuid":"b","parent_message_uuid":"a","sender":"assistant"}]}]`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, ClaudeAIFormat, data) })
+}
+
+func FuzzCodex(f *testing.F) {
+	addFixtures(f, "codex", `{"type":"compacted","payload":{"replacement_history":[{"type":"message","content":[{"text":"x"}]}]}}`,
+		`{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"total_tokens":1}}}}`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, CodexFormat, data) })
+}
+
+func FuzzOpenAIChat(f *testing.F) {
+	addFixtures(f, "chat", `{"messages":[{"role":"assistant","content":"<function=x><parameter=a>1"}]}`+"\n"+`{"role":"user"}`,
+		`{"trajectory":[{"role":"ai","text":"`+"```\\nls\\n```"+`"},{"role":"user","text":"a"}]}`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, OpenAIChatFormat, data) })
+}
+
+func FuzzSWEAgent(f *testing.F) {
+	addFixtures(f, "sweagent", `{"history":[{"role":"tool","tool_call_ids":[1,"a"]}]}`, `{"trajectory":[{"action":"open"}]}`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, SWEAgentFormat, data) })
+}
+
+func FuzzOpenHands(f *testing.F) {
+	addFixtures(f, "openhands", `{"history":[{"id":1,"source":"agent","action":"run","args":{"command":"ls"}},{"cause":1,"observation":"run"}]}`,
+		`[{"id":"x","source":"agent","action":"edit","tool_call_metadata":{"model_response":{"id":"r"}}},{"source":"agent","action":"finish","tool_call_metadata":{"model_response":{"id":"r"}},"args":{"thought":"t"}}]`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, OpenHandsFormat, data) })
+}

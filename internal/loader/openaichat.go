@@ -1,0 +1,561 @@
+package loader
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// OpenAIChatFormat names the reader of OpenAI-style chat logs.
+const OpenAIChatFormat = "openai-chat"
+
+func init() { Register(openAIChat{}) }
+
+// openAIChat reads chat logs in the OpenAI messages shape, which most public
+// agent-trajectory datasets also use:
+//
+//   - The file is JSON lines, a JSON array, or one JSON object. Each row (line
+//     or element) holding a message list is one transcript, in file order:
+//     {"messages": [...]}, ShareGPT's {"conversations": [{from, value}]}, or
+//     {"trajectory": [{role, text}]} (SWE-agent dataset rows); a row that is
+//     itself a message list is one too. Rows that are single messages
+//     ({role, content}) together make one transcript. The row's id
+//     (id, instance_id, traj_id, conversation_id, session_id, uuid) names it,
+//     made distinct within the file; else the file's stem (#index after the
+//     first).
+//   - Roles: system/developer → system; user/human → user;
+//     assistant/ai/gpt/model → assistant; tool/function/ipython/observation →
+//     tool results. content is a string or a list of parts (text, input_text,
+//     output_text, image_url, input_image, and Anthropic-style text, image,
+//     thinking, tool_use, tool_result blocks); null is empty.
+//   - Native calls: tool_calls[{id, function{name, arguments}}] (arguments is a
+//     JSON string, kept when valid JSON) and the older function_call; results
+//     pair by tool_call_id, else with the oldest unanswered call (of the same
+//     name when the result names its tool).
+//   - Calls written in the text, as harnesses without native function calling
+//     do, are read as calls too: OpenHands' and SWE-smith's
+//     "<function=NAME><parameter=K>V</parameter></function>" (the first such
+//     block of an assistant message, as those harnesses parse only one), and
+//     in SWE-agent dataset rows the last ``` fenced block of an assistant
+//     message (SWE-agent's thought/action convention). The call leaves the
+//     text; its input is the parameters as a JSON object; the user message
+//     that follows is its observation (a tool result).
+//   - A tool result is an error when it says is_error, or when its text ends
+//     with OpenHands' "[Command finished with exit code N]" (or starts with
+//     "Exit code: N") and N is not 0.
+//   - reasoning_content / reasoning / thinking strings become thinking
+//     blocks; a "usage" object on a message (OpenAI or Anthropic shape) makes
+//     it a recorded call.
+type openAIChat struct{}
+
+func (openAIChat) Name() string { return OpenAIChatFormat }
+
+func (openAIChat) Sniff(path string, head []byte) int {
+	h := shapeOf(head)
+	switch {
+	case h.Has("messages", "messages[].role"),
+		h.Has("conversations", "conversations[].from"),
+		h.Has("trajectory", "trajectory[].role"):
+		return 9
+	case h.Has("messages") && !h.Complete:
+		return 6
+	case h.Has("role") && (h.Has("content") || h.Has("tool_calls")),
+		h.Has("[].role") && (h.Has("[].content") || h.Has("[].tool_calls")):
+		return 7 // rows that are single messages, or message lists
+	case startsJSONDoc(head) && !h.Complete && bytes.Contains(head, []byte(`"messages"`)) && bytes.Contains(head, []byte(`"role"`)):
+		return 4
+	}
+	return 0
+}
+
+func (openAIChat) Read(src *Source, emit func(*transcript.Transcript) error) error {
+	r := &chatReader{path: src.Path, stem: stem(src.Path), ids: uniqueIDs{}, emit: emit}
+	br, ok := src.R.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(src.R, sniffSize)
+	}
+	head, _ := br.Peek(sniffSize)
+	if jsonLines(head) {
+		n, rerr := eachLine(br, func(n int, line []byte, final bool) {
+			if r.err != nil {
+				return
+			}
+			if len(bytes.TrimSpace(line)) == 0 {
+				return // blank lines hold no record
+			}
+			r.value(&jsonValue{Data: line, Index: r.rows, Line: n, EndLine: n}, final)
+		})
+		if r.err != nil {
+			return r.err
+		}
+		var problems []scanProblem
+		if rerr != nil {
+			problems = append(problems, scanProblem{Line: n, Reason: rerr.Error()})
+		}
+		return r.end(problems)
+	}
+	_, problems, err := scanValues(br, func(v *jsonValue) error {
+		r.value(v, false)
+		return r.err
+	})
+	if err != nil {
+		return err
+	}
+	return r.end(problems)
+}
+
+// jsonLines reports whether head looks like JSON lines: its first line is a
+// complete JSON object or array and another line starts a value. (A file
+// holding one compact array is a document whose elements are the rows.)
+func jsonLines(head []byte) bool {
+	head = bytes.TrimLeft(head, " \t\r\n")
+	i := bytes.IndexByte(head, '\n')
+	if i < 0 {
+		return false
+	}
+	first := bytes.TrimSpace(head[:i])
+	if len(first) == 0 || (first[0] != '{' && first[0] != '[') || fastjson.ValidateBytes(first) != nil {
+		return false
+	}
+	if first[0] == '{' {
+		return true // an object line: JSON lines or a one-object file read alike
+	}
+	next := bytes.TrimLeft(head[i+1:], " \t\r\n")
+	return len(next) > 0 && (next[0] == '{' || next[0] == '[')
+}
+
+// chatReader is the state of reading one chat log file.
+type chatReader struct {
+	path, stem string
+	ids        uniqueIDs
+	emit       func(*transcript.Transcript) error
+	err        error
+	p          fastjson.Parser
+	rows       int
+	// bare collects rows that are single messages.
+	bare *chatConv
+}
+
+// value handles one row.
+func (r *chatReader) value(v *jsonValue, final bool) {
+	r.rows++
+	where := fmt.Sprintf("row %d", v.Index)
+	doc, err := r.p.ParseBytes(v.Data)
+	if len(v.Data) > bigValue {
+		defer func() { r.p = fastjson.Parser{} }()
+	}
+	v.Data = nil
+	if err != nil {
+		b := newBuilder(r.path, OpenAIChatFormat)
+		b.t.Stats.Lines = v.EndLine - v.Line + 1
+		if final {
+			b.bad(v.Line, "%s: truncated final line: %s", where, shortErr(err))
+		} else {
+			b.bad(v.Line, "%s: malformed JSON: %s", where, shortErr(err))
+		}
+		r.send(b, r.rowID(nil, v.Index))
+		return
+	}
+	var list []*fastjson.Value
+	fenced := false
+	switch doc.Type() {
+	case fastjson.TypeArray:
+		list = doc.GetArray()
+	case fastjson.TypeObject:
+		if doc.Exists("role") || doc.Exists("from") {
+			if r.bare == nil {
+				r.bare = newChatConv(newBuilder(r.path, OpenAIChatFormat), false)
+			}
+			r.bare.b.t.Stats.Lines += v.EndLine - v.Line + 1
+			r.bare.message(doc, v.Line, where)
+			return
+		}
+		for _, key := range []string{"messages", "conversations", "trajectory"} {
+			if x := doc.Get(key); x != nil && x.Type() == fastjson.TypeArray {
+				list = x.GetArray()
+				fenced = key == "trajectory"
+				break
+			}
+		}
+		if list == nil {
+			b := newBuilder(r.path, OpenAIChatFormat)
+			b.t.Stats.Lines = v.EndLine - v.Line + 1
+			b.bad(v.Line, `%s has no "messages" list`, where)
+			r.send(b, r.rowID(doc, v.Index))
+			return
+		}
+	default:
+		b := newBuilder(r.path, OpenAIChatFormat)
+		b.t.Stats.Lines = v.EndLine - v.Line + 1
+		b.bad(v.Line, "%s is a JSON %s, want an object or a message list", where, doc.Type())
+		r.send(b, r.rowID(nil, v.Index))
+		return
+	}
+	c := newChatConv(newBuilder(r.path, OpenAIChatFormat), fenced)
+	c.b.t.Stats.Lines = v.EndLine - v.Line + 1
+	if doc.Type() == fastjson.TypeObject {
+		c.b.t.Model = firstStr(doc, "model", "model_name")
+	}
+	for i, m := range list {
+		c.message(m, v.Line, fmt.Sprintf("%s, message %d", where, i))
+	}
+	if doc.Type() == fastjson.TypeObject {
+		r.send(c.b, r.rowID(doc, v.Index))
+	} else {
+		r.send(c.b, r.rowID(nil, v.Index))
+	}
+}
+
+// rowID names the transcript of a row.
+func (r *chatReader) rowID(doc *fastjson.Value, index int) string {
+	if doc != nil && doc.Type() == fastjson.TypeObject {
+		for _, k := range []string{"id", "instance_id", "traj_id", "conversation_id", "session_id", "uuid"} {
+			x := doc.Get(k)
+			if x == nil {
+				continue
+			}
+			switch x.Type() {
+			case fastjson.TypeString:
+				if s := x.GetStringBytes(); len(s) > 0 {
+					return string(s)
+				}
+			case fastjson.TypeNumber:
+				return x.String()
+			}
+		}
+	}
+	if index == 0 {
+		return r.stem
+	}
+	return fmt.Sprintf("%s#%d", r.stem, index)
+}
+
+func (r *chatReader) send(b *builder, id string) {
+	if r.err != nil {
+		return
+	}
+	b.t.ID = r.ids.get(id)
+	r.err = r.emit(b.finish())
+}
+
+// end emits the single-message rows and the file's structural problems.
+func (r *chatReader) end(problems []scanProblem) error {
+	if r.bare != nil {
+		r.send(r.bare.b, r.stem)
+		if r.err != nil {
+			return r.err
+		}
+	}
+	return emitFileProblems(r.path, OpenAIChatFormat, r.stem, r.rows, problems, r.ids, "messages", r.emit)
+}
+
+// chatConv converts one message list.
+type chatConv struct {
+	b *builder
+	// fenced reads SWE-agent's thought/action convention.
+	fenced bool
+	// awaitObs is the id of a call written in the text, whose observation is
+	// the next user message.
+	awaitObs string
+}
+
+func newChatConv(b *builder, fenced bool) *chatConv { return &chatConv{b: b, fenced: fenced} }
+
+// chatRole maps role names to roles; ok is false for unknown names.
+func chatRole(role string) (transcript.Role, bool) {
+	switch strings.ToLower(role) {
+	case "system", "developer":
+		return transcript.RoleSystem, true
+	case "user", "human":
+		return transcript.RoleUser, true
+	case "assistant", "ai", "gpt", "model", "bot":
+		return transcript.RoleAssistant, true
+	case "tool", "function", "ipython", "observation":
+		return transcript.RoleTool, true
+	}
+	return 0, false
+}
+
+// message converts one message.
+func (c *chatConv) message(m *fastjson.Value, line int, where string) {
+	b := c.b
+	if m.Type() != fastjson.TypeObject {
+		b.bad(line, "%s is a %s, want an object", where, m.Type())
+		return
+	}
+	roleName := firstStr(m, "role", "from")
+	role, ok := chatRole(roleName)
+	if !ok {
+		b.bad(line, "%s: unknown role %q, message skipped", where, roleName)
+		return
+	}
+	content := m.Get("content")
+	if content == nil {
+		content = m.Get("value") // ShareGPT
+	}
+	if content == nil || content.Type() == fastjson.TypeNull {
+		content = m.Get("text") // SWE-agent dataset rows
+	}
+	msg := transcript.Message{Role: role, Timestamp: firstStr(m, "timestamp", "created_at"), Line: line}
+	blocks := c.parts(content, line, where)
+	switch role {
+	case transcript.RoleSystem:
+		if len(blocks) == 0 {
+			if sp := str(m, "system_prompt"); sp != "" {
+				blocks = []transcript.Block{{Kind: transcript.BlockText, Text: sp}}
+			}
+		}
+	case transcript.RoleUser:
+		if c.awaitObs != "" {
+			id := c.awaitObs
+			c.awaitObs = ""
+			text, images, size := joinBlocks(blocks)
+			res := transcript.Block{Kind: transcript.BlockToolResult, ToolID: id, Text: text, Images: images, ImageBytes: size}
+			if code, ok := exitStatus(text); ok {
+				res.IsError = code != 0
+			}
+			msg.Role, blocks = transcript.RoleTool, []transcript.Block{res}
+		} else if len(blocks) > 0 && allResults(blocks) {
+			msg.Role = transcript.RoleTool
+		}
+	case transcript.RoleTool:
+		c.awaitObs = ""
+		if !allResults(blocks) || len(blocks) == 0 {
+			text, images, size := joinBlocks(blocks)
+			res := transcript.Block{Kind: transcript.BlockToolResult, ToolID: str(m, "tool_call_id"), ToolName: str(m, "name"),
+				Text: text, Images: images, ImageBytes: size}
+			if e := m.Get("is_error"); e != nil && e.Type() == fastjson.TypeTrue {
+				res.IsError = true
+			} else if code, ok := exitStatus(text); ok {
+				res.IsError = code != 0
+			}
+			blocks = []transcript.Block{res}
+		}
+	case transcript.RoleAssistant:
+		c.awaitObs = ""
+		msg.Model = firstStr(m, "model")
+		if msg.Model == "" {
+			msg.Model = b.t.Model
+		}
+		msg.Usage, _ = usageOf(m.Get("usage"))
+		if r := firstStr(m, "reasoning_content", "reasoning", "thinking"); r != "" {
+			blocks = append([]transcript.Block{{Kind: transcript.BlockThinking, Text: r}}, blocks...)
+		}
+		native := false
+		for _, tc := range m.GetArray("tool_calls") {
+			native = true
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockToolUse, ToolID: str(tc, "id"),
+				ToolName: str(tc, "function", "name"), Input: jsonText(str(tc, "function", "arguments"))})
+		}
+		if fc := m.Get("function_call"); fc != nil && fc.Type() == fastjson.TypeObject {
+			native = true
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockToolUse,
+				ToolName: str(fc, "name"), Input: jsonText(str(fc, "arguments"))})
+		}
+		for i := range blocks {
+			if blocks[i].Kind == transcript.BlockToolUse {
+				native = true
+			}
+		}
+		if !native {
+			blocks = c.textCall(blocks)
+		}
+	}
+	if len(blocks) == 0 && msg.Usage == nil {
+		b.t.Stats.Ignore("empty message")
+		return
+	}
+	msg.Blocks = blocks
+	b.add(msg)
+}
+
+// joinBlocks flattens blocks into one text and their image counts.
+func joinBlocks(blocks []transcript.Block) (string, int, int) {
+	var parts []string
+	images, size := 0, 0
+	for i := range blocks {
+		images += blocks[i].Images
+		size += blocks[i].ImageBytes
+		if blocks[i].Text != "" {
+			parts = append(parts, blocks[i].Text)
+		}
+	}
+	return strings.Join(parts, "\n"), images, size
+}
+
+// parts converts a content value: a string, or a list of OpenAI or
+// Anthropic content parts.
+func (c *chatConv) parts(content *fastjson.Value, line int, where string) []transcript.Block {
+	if content == nil {
+		return nil
+	}
+	switch content.Type() {
+	case fastjson.TypeNull:
+		return nil
+	case fastjson.TypeString:
+		if s := content.GetStringBytes(); len(s) > 0 {
+			return []transcript.Block{{Kind: transcript.BlockText, Text: string(s)}}
+		}
+		return nil
+	case fastjson.TypeArray:
+	default:
+		c.b.problem(line, "%s: content is a %s, read as its JSON text", where, content.Type())
+		return []transcript.Block{{Kind: transcript.BlockText, Text: string(content.MarshalTo(nil))}}
+	}
+	var out []transcript.Block
+	for i, it := range content.GetArray() {
+		if it.Type() == fastjson.TypeString {
+			out = append(out, transcript.Block{Kind: transcript.BlockText, Text: string(it.GetStringBytes())})
+			continue
+		}
+		if it.Type() != fastjson.TypeObject {
+			c.b.problem(line, "%s: content part %d is a %s, skipped", where, i, it.Type())
+			continue
+		}
+		switch typ := str(it, "type"); typ {
+		case "text", "input_text", "output_text":
+			out = append(out, transcript.Block{Kind: transcript.BlockText, Text: str(it, "text")})
+		case "refusal":
+			out = append(out, transcript.Block{Kind: transcript.BlockText, Text: str(it, "refusal")})
+		case "image_url", "input_image", "image":
+			n, _ := imageSize(it)
+			out = append(out, transcript.Block{Kind: transcript.BlockImage, Images: 1, ImageBytes: n, MediaType: str(it, "source", "media_type")})
+		case "thinking", "redacted_thinking", "tool_use", "tool_result":
+			out = claudeBlock(c.b, it, line, where, out)
+		default:
+			if t := str(it, "text"); t != "" {
+				c.b.problem(line, "%s: unknown content part type %q read as text", where, typ)
+				out = append(out, transcript.Block{Kind: transcript.BlockText, Text: t})
+			} else {
+				c.b.problem(line, "%s: unknown content part type %q skipped", where, typ)
+			}
+		}
+	}
+	return out
+}
+
+// textCall moves a call written in the text of an assistant message into a
+// tool_use block, and arms the observation pairing.
+func (c *chatConv) textCall(blocks []transcript.Block) []transcript.Block {
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if blocks[i].Kind != transcript.BlockText {
+			continue
+		}
+		var call transcript.Block
+		var rest string
+		var ok bool
+		if c.fenced {
+			call, rest, ok = fencedAction(blocks[i].Text)
+		} else {
+			call, rest, ok = functionTag(blocks[i].Text)
+		}
+		if !ok {
+			continue
+		}
+		call.ToolID = c.b.newID("text-call-")
+		c.awaitObs = call.ToolID
+		out := append([]transcript.Block(nil), blocks[:i]...)
+		if strings.TrimSpace(rest) != "" {
+			out = append(out, transcript.Block{Kind: transcript.BlockText, Text: rest})
+		}
+		out = append(out, blocks[i+1:]...)
+		return append(out, call)
+	}
+	return blocks
+}
+
+// functionTag finds the first "<function=NAME>...</function>" block of s
+// and returns it as a tool_use block, with the text around it.
+func functionTag(s string) (transcript.Block, string, bool) {
+	const open = "<function="
+	i := strings.Index(s, open)
+	if i < 0 {
+		return transcript.Block{}, "", false
+	}
+	j := strings.IndexByte(s[i:], '>')
+	if j < 0 {
+		return transcript.Block{}, "", false
+	}
+	name := s[i+len(open) : i+j]
+	if name == "" || len(name) > 64 || strings.ContainsAny(name, " \t\r\n<\"'") {
+		return transcript.Block{}, "", false
+	}
+	body := s[i+j+1:]
+	after := ""
+	if k := strings.Index(body, "</function>"); k >= 0 {
+		body, after = body[:k], body[k+len("</function>"):]
+	}
+	var keys, vals []string
+	for {
+		const popen = "<parameter="
+		p := strings.Index(body, popen)
+		if p < 0 {
+			break
+		}
+		q := strings.IndexByte(body[p:], '>')
+		if q < 0 {
+			break
+		}
+		key := body[p+len(popen) : p+q]
+		val := body[p+q+1:]
+		if e := strings.Index(val, "</parameter>"); e >= 0 {
+			body = val[e+len("</parameter>"):]
+			val = val[:e]
+		} else {
+			body = ""
+		}
+		val = strings.TrimPrefix(strings.TrimSuffix(val, "\n"), "\n")
+		keys, vals = append(keys, key), append(vals, val)
+	}
+	return transcript.Block{Kind: transcript.BlockToolUse, ToolName: name, Input: jsonObject(keys, vals)}, s[:i] + after, true
+}
+
+// jsonObject renders string pairs as a JSON object, keys in order.
+func jsonObject(keys, vals []string) string {
+	var sb strings.Builder
+	sb.WriteByte('{')
+	for i := range keys {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		k, _ := json.Marshal(keys[i])
+		v, _ := json.Marshal(vals[i])
+		sb.Write(k)
+		sb.WriteByte(':')
+		sb.Write(v)
+	}
+	sb.WriteByte('}')
+	return sb.String()
+}
+
+// fencedAction finds SWE-agent's action, the last ``` fenced block of s,
+// and returns it as a tool_use block with the text before it (the thought).
+func fencedAction(s string) (transcript.Block, string, bool) {
+	end := strings.LastIndex(s, "```")
+	if end < 0 {
+		return transcript.Block{}, "", false
+	}
+	start := strings.LastIndex(s[:end], "```")
+	if start < 0 {
+		return transcript.Block{}, "", false
+	}
+	inner := s[start+3 : end]
+	// Drop the opening line when it is empty or a language tag.
+	if nl := strings.IndexByte(inner, '\n'); nl >= 0 && fenceTags[strings.TrimSpace(inner[:nl])] {
+		inner = inner[nl+1:]
+	}
+	action := strings.TrimSpace(inner)
+	if action == "" {
+		return transcript.Block{}, "", false
+	}
+	return sweActionBlock(action), s[:start] + s[end+3:], true
+}
+
+// fenceTags are opening-line words of a fenced block that are not commands.
+var fenceTags = map[string]bool{"": true, "bash": true, "sh": true, "shell": true, "console": true, "python": true, "text": true}

@@ -1,0 +1,235 @@
+package loader
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// SWEAgentFormat names the SWE-agent trajectory reader.
+const SWEAgentFormat = "swe-agent"
+
+func init() { Register(sweAgent{}) }
+
+// sweAgent reads SWE-agent .traj files: one JSON object with "trajectory"
+// (the steps: thought, action, observation, response) and "history" (the
+// messages the model saw, in order).
+//
+//   - The conversation is "history": system → system, user → user (the
+//     in-context demonstration, is_demo, is marked meta), assistant →
+//     assistant, tool → tool results paired by tool_call_ids.
+//   - Newer versions record function calls (tool_calls): they are read as
+//     such. Older versions write the action as a fenced block in the
+//     assistant text and record it apart ("action"): the assistant message
+//     becomes the thought plus a tool_use named after the action's first word
+//     (find_file, open, edit, python, submit...), with the whole action as
+//     its command, and the user message that follows (the observation) its
+//     result.
+//   - Without a history, the steps are read as thought + action / observation
+//     pairs.
+//   - SWE-agent records only run-level token totals (info.model_stats), so
+//     Usage stays nil; the model is replay_config.agent.model.name when set.
+//   - One file is one transcript, named after the file (the instance id).
+//
+// A .traj is a single JSON document: problems name the history index, with
+// line 0.
+type sweAgent struct{}
+
+func (sweAgent) Name() string { return SWEAgentFormat }
+
+func (sweAgent) Sniff(path string, head []byte) int {
+	h := shapeOf(head)
+	bonus := 0
+	if strings.HasSuffix(baseName(path), ".traj") {
+		bonus = 1
+	}
+	if h.Array {
+		return 0
+	}
+	switch {
+	case h.Has("trajectory[].action"), h.Has("trajectory[].observation"), h.Has("history[].role"):
+		return 10 + bonus
+	case bonus == 1 && startsJSONDoc(head):
+		return 3
+	}
+	return 0
+}
+
+func (sweAgent) Read(src *Source, emit func(*transcript.Transcript) error) error {
+	data, rerr := ReadAll(src)
+	b := newBuilder(src.Path, SWEAgentFormat)
+	b.t.ID = stem(src.Path)
+	if len(data) > 0 {
+		b.t.Stats.Lines = bytes.Count(data, []byte{'\n'})
+		if data[len(data)-1] != '\n' {
+			b.t.Stats.Lines++
+		}
+	}
+	if rerr != nil {
+		b.problem(b.t.Stats.Lines, "%s", rerr.Error())
+	}
+	var p fastjson.Parser
+	doc := parseOne(&p, b, data, 0, "trajectory file")
+	if doc != nil {
+		readSWEAgent(b, doc)
+	}
+	return emit(b.finish())
+}
+
+func readSWEAgent(b *builder, doc *fastjson.Value) {
+	b.t.Model = sweModel(doc.Get("replay_config"))
+	history := doc.GetArray("history")
+	if len(history) == 0 {
+		steps := doc.GetArray("trajectory")
+		if len(steps) == 0 {
+			b.bad(0, `neither "history" nor "trajectory" holds any entry`)
+			return
+		}
+		for i, st := range steps {
+			if st.Type() != fastjson.TypeObject {
+				b.bad(0, "trajectory[%d] is a %s, want an object", i, st.Type())
+				continue
+			}
+			m := transcript.Message{Role: transcript.RoleAssistant, Model: b.t.Model}
+			if t := str(st, "thought"); t != "" {
+				m.Blocks = append(m.Blocks, transcript.Block{Kind: transcript.BlockText, Text: t})
+			}
+			action := str(st, "action")
+			var call transcript.Block
+			if strings.TrimSpace(action) != "" {
+				call = sweActionBlock(action)
+				m.Blocks = append(m.Blocks, call)
+			}
+			if len(m.Blocks) > 0 {
+				b.add(m)
+			}
+			if call.Kind == transcript.BlockToolUse {
+				b.add(transcript.Message{Role: transcript.RoleTool, Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, Text: str(st, "observation")}}})
+			}
+		}
+		return
+	}
+	awaitObs := false
+	for i, h := range history {
+		where := fmt.Sprintf("history[%d]", i)
+		if h.Type() != fastjson.TypeObject {
+			b.bad(0, "%s is a %s, want an object", where, h.Type())
+			continue
+		}
+		text, images, size := textOf(h.Get("content"))
+		role := str(h, "role")
+		switch role {
+		case "system":
+			awaitObs = false
+			b.add(transcript.Message{Role: transcript.RoleSystem, Blocks: textBlocks(text, images, size)})
+		case "user":
+			if awaitObs {
+				awaitObs = false
+				b.add(transcript.Message{Role: transcript.RoleTool, Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, Text: text, Images: images, ImageBytes: size}}})
+				continue
+			}
+			b.add(transcript.Message{Role: transcript.RoleUser, Blocks: textBlocks(text, images, size), IsMeta: h.GetBool("is_demo")})
+		case "tool":
+			awaitObs = false
+			ids := h.GetArray("tool_call_ids")
+			var blocks []transcript.Block
+			for k, id := range ids {
+				bl := transcript.Block{Kind: transcript.BlockToolResult, ToolID: string(id.GetStringBytes())}
+				if k == 0 {
+					bl.Text, bl.Images, bl.ImageBytes = text, images, size
+				}
+				blocks = append(blocks, bl)
+			}
+			if len(blocks) == 0 {
+				blocks = []transcript.Block{{Kind: transcript.BlockToolResult, Text: text, Images: images, ImageBytes: size}}
+			}
+			b.add(transcript.Message{Role: transcript.RoleTool, Blocks: blocks})
+		case "assistant":
+			awaitObs = false
+			m := transcript.Message{Role: transcript.RoleAssistant, Model: b.t.Model}
+			calls := h.GetArray("tool_calls")
+			action := str(h, "action")
+			if len(calls) == 0 && strings.TrimSpace(action) != "" {
+				if t := str(h, "thought"); t != "" {
+					text = t
+				}
+			}
+			m.Blocks = textBlocks(text, images, size)
+			for _, tc := range calls {
+				m.Blocks = append(m.Blocks, transcript.Block{Kind: transcript.BlockToolUse, ToolID: str(tc, "id"),
+					ToolName: str(tc, "function", "name"), Input: jsonText(str(tc, "function", "arguments"))})
+			}
+			if len(calls) == 0 && strings.TrimSpace(action) != "" {
+				m.Blocks = append(m.Blocks, sweActionBlock(action))
+				awaitObs = true
+			}
+			if len(m.Blocks) == 0 {
+				b.t.Stats.Ignore("empty message")
+				continue
+			}
+			b.add(m)
+		default:
+			b.bad(0, "%s: unknown role %q, message skipped", where, role)
+		}
+	}
+}
+
+// textBlocks is a text block (when text is not empty) and an image block
+// (when there are images).
+func textBlocks(text string, images, size int) []transcript.Block {
+	var out []transcript.Block
+	if text != "" {
+		out = append(out, transcript.Block{Kind: transcript.BlockText, Text: text})
+	}
+	if images > 0 {
+		out = append(out, transcript.Block{Kind: transcript.BlockImage, Images: images, ImageBytes: size})
+	}
+	return out
+}
+
+// sweModel reads the model name from replay_config (an object, or the JSON
+// text of one in older versions).
+func sweModel(rc *fastjson.Value) string {
+	if rc == nil {
+		return ""
+	}
+	if rc.Type() == fastjson.TypeString {
+		var p fastjson.Parser
+		v, err := p.ParseBytes(rc.GetStringBytes())
+		if err != nil {
+			return ""
+		}
+		return str(v, "agent", "model", "name")
+	}
+	return str(rc, "agent", "model", "name")
+}
+
+// sweActionBlock turns a SWE-agent action (a shell line or one of its
+// special commands) into a tool_use block named after its first word, with
+// the action as its command and, for open and create, the file as its path.
+func sweActionBlock(action string) transcript.Block {
+	action = strings.TrimSpace(action)
+	name := action
+	if i := strings.IndexAny(action, " \t\r\n"); i >= 0 {
+		name = action[:i]
+	}
+	bl := transcript.Block{Kind: transcript.BlockToolUse, ToolName: name, Command: action,
+		Input: jsonObject([]string{"command"}, []string{action})}
+	if name == "open" || name == "create" {
+		if f := strings.Fields(strings.SplitN(action, "\n", 2)[0]); len(f) > 1 {
+			p := f[1]
+			if u, err := strconv.Unquote(p); err == nil {
+				p = u
+			} else {
+				p = strings.Trim(p, `"'`)
+			}
+			bl.Path = p
+		}
+	}
+	return bl
+}
