@@ -181,11 +181,37 @@ func (l *language) exported(fn string) string {
 func (l *language) testName(fn, what string) string {
 	switch l {
 	case golang:
-		return "Test" + capitalize(fn) + capitalize(strings.ReplaceAll(what, "_", ""))
+		name := "Test" + capitalize(fn)
+		for _, w := range strings.Split(what, "_") {
+			name += capitalize(w)
+		}
+		return name
 	case typescript:
 		return fn + " " + strings.ReplaceAll(what, "_", " ")
 	}
 	return "test_" + fn + "_" + what
+}
+
+// plural makes the plural of an English noun of the vocabulary.
+func plural(n string) string {
+	switch {
+	case strings.HasSuffix(n, "y"):
+		return n[:len(n)-1] + "ies"
+	case strings.HasSuffix(n, "s"), strings.HasSuffix(n, "h"):
+		return n + "es"
+	}
+	return n + "s"
+}
+
+// comment is a line comment in the language.
+func (l *language) comment(text string) string {
+	switch l {
+	case python:
+		return "# " + text
+	case clang:
+		return "/* " + text + " */"
+	}
+	return "// " + text
 }
 
 // testWhat are the situations tests are named after.
@@ -207,7 +233,7 @@ func (l *language) code(r *rand.Rand, p *project, mod string, fns []string) stri
 	}
 	r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
 	for _, fn := range all {
-		a, bb := pick(r, nouns)+"s", "limit"
+		a, bb := plural(pick(r, nouns)), "limit"
 		if !l.snake {
 			bb = "max" + capitalize(pick(r, nouns))
 		}

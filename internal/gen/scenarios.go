@@ -43,12 +43,15 @@ func lookup(kv []string, key string) string {
 // reply is a step with only text: a reply that ends the turn.
 func (s *sess) reply(text string) {
 	st := s.step()
-	if chance(s.rng, 0.3) {
-		st.think(fill(pick(s.rng, thoughts), s.kv(pick(s.rng, s.proj.mods))...))
+	if chance(s.rng, 0.25) {
+		st.think(pick(s.rng, closingThoughts))
 	}
 	st.say(text).done()
 	s.endTurn()
 }
+
+var closingThoughts = []string{"That covers it; I'll report back to the user.", "I have what I need, time to answer.",
+	"Everything checks out. Summarise briefly.", "I'll answer directly and keep it short."}
 
 var thoughts = []string{
 	"The user wants {fn} fixed. I should reproduce the failure before touching anything.",
@@ -163,9 +166,10 @@ var (
 func bugfix(s *sess, lead string) {
 	r, p := s.rng, s.proj
 	mod := pick(r, p.mods)
-	kv := s.kv(mod)
 	bad, msg := s.failing(mod)
 	failRun := p.runTests(r, mod, &bad, msg)
+	// The placeholders name the function under the failing test.
+	kv := append([]string{"fn", bad.fn, "Fn", p.lang.exported(bad.fn)}, s.kv(mod)...)
 	kv = append(kv, "test", bad.name, "cmd", failRun.cmd, "err", clip(firstLine(msg), 200))
 	s.user(lead + fill(pick(r, bugPrompts), kv...))
 	if lead != "" {
@@ -270,8 +274,17 @@ func (s *sess) commit() {
 	s.user(pick(r, []string{"commit this", "Commit it with a good message.", "ok, commit and we're done", "please commit"}))
 	msg := pick(r, []string{"fix", "feat", "chore"}) + ": " + pick(r, verbs) + " " + pick(r, nouns) + " in " + pick(r, p.mods)
 	st := s.step()
-	st.bash("git status --short", "Show changes", " M "+p.srcPath(pick(r, p.mods))+"\n M "+p.testPath(pick(r, p.mods)), 0)
-	st.bash("git diff --stat", "Diff summary", " "+p.srcPath(pick(r, p.mods))+" | "+itoa(between(r, 2, 40))+" ++++--\n 1 file changed", 0)
+	changed := lastN(s.facts.files, 4)
+	if len(changed) == 0 {
+		changed = []string{p.srcPath(pick(r, p.mods))}
+	}
+	var status, stat strings.Builder
+	for _, f := range changed {
+		status.WriteString(" M " + f + "\n")
+		stat.WriteString(" " + f + " | " + itoa(between(r, 2, 40)) + " ++++--\n")
+	}
+	st.bash("git status --short", "Show changes", status.String(), 0)
+	st.bash("git diff --stat", "Diff summary", stat.String()+" "+itoa(len(changed))+" files changed", 0)
 	st.done()
 	out := "[" + p.branch + " " + shortHash(r) + "] " + msg + "\n " + itoa(between(r, 1, 5)) + " files changed, " + itoa(between(r, 2, 90)) + " insertions(+), " + itoa(between(r, 0, 30)) + " deletions(-)"
 	s.step().bash("git add -A && git commit -m \""+msg+"\"", "Commit", out, 0).done()
@@ -355,7 +368,7 @@ func feature(s *sess, lead string) {
 		newFile := p.srcPath(newMod)
 		fns := []string{p.lang.ident(pick(r, verbs), pick(r, nouns)), p.lang.ident(pick(r, verbs), pick(r, nouns))}
 		p.fns[newMod] = fns
-		st := s.step().say(fill(pick(r, []string{"I'll add the new code in `" + newFile + "` and wire it into {mod}.", "Writing the {part} now.", "Now the implementation."}), kv...))
+		st := s.step().say(fill(pick(r, []string{"I'll add the new code in `" + newFile + "` and wire it into {mod}.", "On to this part: {part}.", "Now the implementation."}), kv...))
 		if i == 0 {
 			st.write(newFile, p.lang.code(r, p, newMod, fns))
 		} else {
@@ -372,7 +385,7 @@ func feature(s *sess, lead string) {
 				f = p.testPath(other)
 			}
 			old, new := s.snippet(f)
-			s.step().say(fill(pick(r, []string{"Updating {file} too.", "And the call site.", "Now the tests for it.", ""}), "file", f)).edit(f, old, new).done()
+			s.step().say(fill(pick(r, []string{"Updating {file} too.", "And the call site.", "Now the tests for it."}), "file", f)).edit(f, old, new).done()
 		}
 
 		if chance(r, 0.3) { // a compile error on the way, fixed by the agent

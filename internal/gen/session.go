@@ -176,8 +176,11 @@ func (st *step) thinkHidden() *step {
 	return st
 }
 
-// say adds a text block.
+// say adds a text block (the API rejects empty ones, so none is written).
 func (st *step) say(text string) *step {
+	if text == "" {
+		return st
+	}
 	st.blocks = append(st.blocks, blk{kind: kText, text: text})
 	return st
 }

@@ -91,7 +91,7 @@ func (s *sess) diff() string {
 		for i := at; i < min(len(lines), at+6); i++ {
 			b.WriteString(" " + lines[i] + "\n")
 		}
-		b.WriteString("+" + p.lang.indent + pick(r, []string{"// handle the empty case", "# guard added", "/* bounds check */"}) + "\n")
+		b.WriteString("+" + p.lang.indent + p.lang.comment(pick(r, []string{"handle the empty case", "guard added", "bounds check"})) + "\n")
 	}
 	return b.String()
 }
