@@ -13,7 +13,7 @@
 // The labels come from the scenario's own events — the bug was fixed and the
 // fix verified, the feature part was finished and checked, the user changed
 // direction — never from running a rule set. The policy is written out in
-// corpora/README.md and in label below.
+// corpora/README.md and at the top of scenarios.go.
 //
 // Generation is deterministic: a session depends only on (seed, index,
 // scenario), so sessions can be made in parallel and in any order. The

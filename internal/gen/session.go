@@ -363,7 +363,6 @@ func (s *sess) compact() {
 	} else {
 		cf.exp.Kind = "compaction-call"
 		cf.exp.Model = f.model
-		cf.system = f.system
 		cf.last = parent
 		prompt := compactPrompt
 		cf.prompt(prompt)

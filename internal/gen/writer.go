@@ -2,7 +2,6 @@ package gen
 
 import (
 	"io"
-	"strconv"
 	"sync"
 )
 
@@ -412,5 +411,3 @@ func (f *tfile) peak(ctx int64) {
 		f.exp.PeakContext = ctx
 	}
 }
-
-func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
