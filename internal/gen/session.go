@@ -214,7 +214,7 @@ func (st *step) done() {
 	f.exp.Messages++
 	f.peak(ctx)
 
-	msgID := apiID(s.rng, "msg_01", 24)
+	msgID := apiID(s.rng, "msg_01", 22)
 	reqID := apiID(s.rng, "req_011C", 20)
 	early := int64(between(s.rng, 1, 12))
 	bb := make([]byte, 0, 1024)
@@ -376,7 +376,7 @@ func (s *sess) compact() {
 		cf.peak(read + create + input)
 		bb := appendBlock(nil, &blk{kind: kText, text: reply}, false)
 		ub := cf.usage(nil, input, create, read, out)
-		cf.assistantLine(newUUID(s.rng), apiID(s.rng, "msg_01", 24), apiID(s.rng, "req_011C", 20), bb, ub, "")
+		cf.assistantLine(newUUID(s.rng), apiID(s.rng, "msg_01", 22), apiID(s.rng, "req_011C", 20), bb, ub, "")
 		s.closeFile(cf)
 	}
 
