@@ -133,7 +133,7 @@ func Generate(spec Spec, create func(path string) (io.Writer, error)) (*Manifest
 		return nil, fmt.Errorf("unknown scenario %q (known: %v)", spec.Scenario, Scenarios)
 	}
 	r := newRand(spec.Seed, spec.Index, 0)
-	s := &sess{spec: spec, rng: r, create: create, dir: spec.Scenario, turn: -1}
+	s := &sess{rng: r, create: create, dir: spec.Scenario, turn: -1}
 	s.prof = profiles[0]
 	if chance(r, 0.3) {
 		s.prof = profiles[1]
@@ -143,8 +143,8 @@ func Generate(spec Spec, create func(path string) (io.Writer, error)) (*Manifest
 	s.slug = pick(r, slugWords) + "-" + pick(r, slugWords) + "-" + pick(r, slugNames)
 	s.clock = startMillis(spec.Seed, spec.Index)
 	if s.prof.hooks && chance(r, 0.8) {
-		s.preHooks = pickN(r, preHookCmds, between(r, 1, 3))
-		s.postHooks = pickN(r, postHookCmds, between(r, 1, 2))
+		s.preHooks = pickN(r, preHookCmds, between(r, 1, len(preHookCmds)))
+		s.postHooks = pickN(r, postHookCmds, between(r, 1, len(postHookCmds)))
 	}
 	main, err := s.newFile(s.dir+"/"+s.id+".jsonl", false, "", s.prof.mainModel)
 	if err != nil {

@@ -185,7 +185,7 @@ func bugfix(s *sess, lead string) {
 	}
 	st.run(failRun, "Run the "+mod+" tests").done()
 	s.explore(mod, "")
-	s.lookAround(mod, between(r, 1, 5))
+	s.lookAround(mod, between(r, 2, 8))
 
 	twoTurns := chance(r, 0.3)
 	if twoTurns {
@@ -359,9 +359,9 @@ func feature(s *sess, lead string) {
 			} else {
 				s.explore(mod, "Let me read the "+mod+" code.")
 			}
-			s.lookAround(mod, between(r, 2, 7))
-		} else if chance(r, 0.6) {
-			s.lookAround(mod, between(r, 1, 3))
+			s.lookAround(mod, between(r, 3, 10))
+		} else {
+			s.lookAround(mod, between(r, 1, 5))
 		}
 
 		// Write the new code and wire it in.
@@ -659,7 +659,7 @@ var switchLeads = []string{"ok, different topic: ", "Switching gears — ", "Unr
 func mixed(s *sess, lead string) {
 	r := s.rng
 	kinds := []func(*sess, string){bugfix, feature, setup, research, qa, bugfix, feature}
-	n := between(r, 6, 15)
+	n := between(r, 5, 12)
 	for i := 0; i < n; i++ {
 		play := pick(r, kinds)
 		l := lead
@@ -686,7 +686,7 @@ func noAnchor(s *sess, lead string) {
 		s.user(lead + fill(pick(r, bugPrompts), kv...))
 		s.step().say("Let me reproduce it.").run(tr, "Run the tests").done()
 		s.explore(mod, "")
-		s.lookAround(mod, between(r, 1, 4))
+		s.lookAround(mod, between(r, 2, 6))
 		src := p.srcPath(mod)
 		old, new := s.snippet(src)
 		st := s.step().say(fill(pick(r, bugFound), kv...))

@@ -9,7 +9,6 @@ import (
 // sess is one session being generated: the random stream, the project, the
 // files written so far and the gold labels.
 type sess struct {
-	spec   Spec
 	rng    *rand.Rand
 	create func(path string) (io.Writer, error)
 	prof   *profile
@@ -115,7 +114,7 @@ func (s *sess) label(typ, note string) {
 
 var weight = map[string]int{ErrorResolution: 4, TaskCompletion: 3, FeatureMilestone: 2, UserCheckpoint: 1}
 
-// clip shortens s to at most n bytes on a rune boundary.
+// clip cuts s to n bytes, on a rune boundary, and marks the cut with "…".
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
