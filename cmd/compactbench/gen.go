@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -103,6 +104,10 @@ type generated struct {
 	files map[string]*bytes.Buffer
 }
 
+// fileBufs recycles the in-memory files between sessions; growing fresh
+// buffers for every session cost as much system time as writing the files.
+var fileBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // errEnough stops generation once --bytes is reached.
 var errEnough = errors.New("enough bytes")
 
@@ -128,7 +133,8 @@ func genCommand(ctx context.Context, opts genOptions, stderr io.Writer) error {
 		g := generated{files: map[string]*bytes.Buffer{}}
 		var err error
 		g.m, err = gen.Generate(gen.SpecAt(opts.Seed, opts.Scenarios, i), func(path string) (io.Writer, error) {
-			b := &bytes.Buffer{}
+			b := fileBufs.Get().(*bytes.Buffer)
+			b.Reset()
 			g.files[path] = b
 			return b, nil
 		})
@@ -140,9 +146,11 @@ func genCommand(ctx context.Context, opts genOptions, stderr io.Writer) error {
 	)
 	emit := func(i int, g generated) error {
 		for _, f := range g.m.Files {
-			if err := writeFileAtomic(filepath.Join(opts.Out, filepath.FromSlash(f.Path)), g.files[f.Path].Bytes()); err != nil {
+			b := g.files[f.Path]
+			if err := writeFileAtomic(filepath.Join(opts.Out, filepath.FromSlash(f.Path)), b.Bytes()); err != nil {
 				return err
 			}
+			fileBufs.Put(b)
 		}
 		labels = append(labels, g.m.Labels...)
 		sum.add(g.m)
