@@ -54,12 +54,10 @@ var closingThoughts = []string{"That covers it; I'll report back to the user.", 
 	"Everything checks out. Summarise briefly.", "I'll answer directly and keep it short."}
 
 var thoughts = []string{
-	"The user wants {fn} fixed. I should reproduce the failure before touching anything.",
 	"Let me check how {fn} handles the case where {cond}.",
 	"The change touches {file}; I should run the {mod} tests afterwards.",
 	"I need to see the test first, then the implementation.",
 	"This is probably a rounding issue in {fn}, but I should confirm it.",
-	"The user asked for a summary; I have enough sources now.",
 	"I'll keep the change small and run the suite again.",
 }
 
@@ -545,29 +543,38 @@ func setup(s *sess, lead string) {
 	if lead != "" {
 		s.label(UserCheckpoint, "user turns to setting up the environment")
 	}
+	inst := pick(r, p.lang.install)
+	outcome := r.IntN(10)
+	if p.lang == clang && outcome >= 4 {
+		outcome = 9 // C dependencies are system packages: only the user can install them
+	}
+	dep, bad := s.badDep()
+	if outcome >= 4 && outcome < 8 {
+		s.pin(dep, bad) // the manifest the agent is about to read pins a missing version
+	}
 	st := s.step()
 	st.say("Let me look at the project first.")
 	st.read("README.md")
 	st.read(p.lang.manifest)
 	st.done()
 
-	inst := pick(r, p.lang.install)
-	outcome := r.IntN(10)
 	switch {
 	case outcome < 4: // clean install
 		s.step().say("Installing dependencies.").bash(inst.cmd, "Install dependencies", inst.ok(r, p), 0).done()
 	case outcome < 8: // a bad pin the agent fixes itself
-		dep, bad := s.badDep()
 		s.step().say("Installing dependencies.").bash(inst.cmd, "Install dependencies", inst.fail(r, p, dep, bad), inst.exit).done()
 		man := p.lang.manifest
-		old, new := s.snippet(man)
+		old, new := s.bumpDep(man, dep)
 		s.step().say("The pinned version of "+dep+" doesn't exist. I'll bump it.").edit(man, old, new).done()
 		s.step().bash(inst.cmd, "Install dependencies", inst.ok(r, p), 0).done()
-	default: // needs the user: a system package
-		dep, bad := s.badDep()
-		s.step().say("Installing dependencies.").bash(inst.cmd, "Install dependencies", inst.fail(r, p, dep, bad), inst.exit).done()
-		s.reply("This needs a system package I can't install without sudo (" + dep + "). Could you run `sudo apt-get install -y " + sysPkg(dep) + "` and tell me when it's done?")
-		s.user(pick(r, []string{"done, installed it", "ok installed, try again", "Done."}))
+	default: // needs the user: a system package (C) or registry credentials
+		out, ask := inst.fail(r, p, dep, bad), "This needs a system package I can't install without sudo ("+dep+"). Could you run `sudo apt-get install -y "+sysPkg(dep)+"` and tell me when it's done?"
+		if p.lang != clang {
+			out, ask = authFail(p, dep), "The package registry wants credentials (HTTP 401) for "+dep+". Could you log in to it and tell me when it's done?"
+		}
+		s.step().say("Installing dependencies.").bash(inst.cmd, "Install dependencies", out, inst.exit).done()
+		s.reply(ask)
+		s.user(pick(r, []string{"done, try again", "ok, done. retry", "Done."}))
 		s.step().say("Retrying.").bash(inst.cmd, "Install dependencies", inst.ok(r, p), 0).done()
 		bt := pick(r, p.lang.build)
 		s.step().bash(bt.cmd, "Build", bt.ok(r, p), 0).done()
@@ -613,7 +620,62 @@ func (s *sess) badDep() (string, string) {
 			d = d[:i]
 		}
 	}
-	return d, itoa(between(s.rng, 7, 12)) + "." + itoa(between(s.rng, 0, 9)) + ".0"
+	ver := itoa(between(s.rng, 7, 12)) + "." + itoa(between(s.rng, 0, 9)) + ".0"
+	if p.lang == golang {
+		ver = "v" + ver
+	}
+	return d, ver
+}
+
+// bumpDep returns the manifest line that pins dep and the line with another
+// version.
+func (s *sess) bumpDep(manifest, dep string) (old, new string) {
+	for _, line := range strings.Split(s.proj.content(s.rng, manifest), "\n") {
+		i := strings.Index(line, dep)
+		if i < 0 {
+			continue
+		}
+		j := i + len(dep)
+		for j < len(line) && (line[j] < '0' || line[j] > '9') {
+			j++
+		}
+		k := j
+		for k < len(line) && (line[k] == '.' || line[k] >= '0' && line[k] <= '9') {
+			k++
+		}
+		if k == j {
+			continue
+		}
+		ver := itoa(between(s.rng, 1, 3)) + "." + itoa(between(s.rng, 0, 9)) + "." + itoa(between(s.rng, 0, 9))
+		return line, line[:j] + ver + line[k:]
+	}
+	return s.snippet(manifest)
+}
+
+// pin makes the project's manifest pin dep at version ver.
+func (s *sess) pin(dep, ver string) {
+	p := s.proj
+	for i, d := range p.deps {
+		for _, sep := range []string{"==", "@"} {
+			if j := strings.LastIndex(d, sep); j > 0 && d[:j] == dep {
+				p.deps[i] = dep + sep + ver
+			}
+		}
+	}
+	delete(p.files, p.lang.manifest) // made again from the deps when next read
+}
+
+// authFail is what an installer prints when a private registry refuses it.
+func authFail(p *project, dep string) string {
+	switch p.lang {
+	case python:
+		return "ERROR: HTTP error 401 while getting https://pypi.internal.example/simple/" + dep + "/\nERROR: 401 Client Error: Unauthorized for url: https://pypi.internal.example/simple/" + dep + "/\n"
+	case golang:
+		return "go: " + dep + ": reading https://goproxy.internal.example/" + dep + "/@v/list: 401 Unauthorized\n"
+	case typescript:
+		return "npm ERR! code E401\nnpm ERR! Unable to authenticate, need: Basic realm=\"npm.internal.example\"\n"
+	}
+	return "error: failed to download from `https://crates.internal.example/api/v1/crates/" + dep + "/download`\n\nCaused by:\n  failed to get successful HTTP response, got 401\n"
 }
 
 func sysPkg(dep string) string {
