@@ -457,15 +457,31 @@ func (s *sess) exploreAgent(mod string) {
 // research: questions answered from web sources.
 func research(s *sess, lead string) {
 	r := s.rng
-	topics := pickN(r, researchTopics, between(r, 1, 3))
-	for i, t := range topics {
-		if i == 0 {
-			s.user(lead + t.q)
+	type question struct {
+		t     *topic
+		q     string
+		first bool
+	}
+	var qs []question
+	for _, t := range pickN(r, researchTopics, between(r, 1, 2)) {
+		qs = append(qs, question{t, t.q, true})
+		if chance(r, 0.5) {
+			qs = append(qs, question{t, pick(r, []string{"And ", "Follow-up: ", "Also — ", ""}) + t.follow, false})
+		}
+	}
+	for i, qq := range qs {
+		t := qq.t
+		switch {
+		case i == 0:
+			s.user(lead + qq.q)
 			if lead != "" {
 				s.label(UserCheckpoint, "user turns to researching "+t.name)
 			}
-		} else {
-			s.user(pick(r, []string{"And ", "Follow-up: ", "Also — ", ""}) + t.follow)
+		case qq.first:
+			s.user(pick(r, switchLeads) + qq.q)
+			s.label(UserCheckpoint, "user switches to researching "+t.name)
+		default:
+			s.user(qq.q)
 		}
 		st := s.step()
 		if chance(r, 0.5) {
