@@ -17,7 +17,7 @@ run: build
 	./$(BIN) run corpora/
 
 ## corpus: regenerate corpora/generated (a test checks it matches CORPUS_GEN)
-CORPUS_GEN := --seed 3 --sessions 14
+CORPUS_GEN := --seed 6 --sessions 14
 corpus: build
 	rm -rf corpora/generated
 	./$(BIN) gen $(CORPUS_GEN) --quiet corpora/generated

@@ -118,3 +118,15 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+func TestErrorLine(t *testing.T) {
+	for out, want := range map[string]string{
+		"   Compiling x v0.4.2\nerror[E0425]: cannot find value\nmore": "error[E0425]: cannot find value",
+		"ok  \tpkg\t0.1s\n--- FAIL: TestX (0.00s)\nFAIL":               "--- FAIL: TestX (0.00s)",
+		"\nplain output\nsecond":                                       "plain output",
+	} {
+		if got := errorLine(out); got != want {
+			t.Errorf("errorLine(%q) = %q, want %q", out, got, want)
+		}
+	}
+}

@@ -237,7 +237,7 @@ var cargoTest = &runner{
 }
 
 func cargoHeader(b *strings.Builder, r *rand.Rand, p *project) {
-	b.WriteString("   Compiling " + p.name + " v0." + itoa(between(r, 1, 9)) + "." + itoa(between(r, 0, 9)) + " (" + p.root + ")\n")
+	b.WriteString("   Compiling " + p.name + " v0.4.2 (" + p.root + ")\n")
 	b.WriteString("    Finished `test` profile [unoptimized + debuginfo] target(s) in " + secs(r, 800, 30000) + "s\n")
 	b.WriteString("     Running unittests src/lib.rs (target/debug/deps/" + strings.ReplaceAll(p.name, "-", "_") + "-" + cut(r, hexPool, 16) + ")\n\n")
 }

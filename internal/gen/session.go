@@ -399,7 +399,11 @@ func (s *sess) summary() string {
 	var b strings.Builder
 	p := s.proj
 	b.WriteString("Summary:\n1. Primary Request and Intent:\n")
-	for _, r := range lastN(s.facts.requests, 8) {
+	reqs := s.facts.requests
+	if len(reqs) > 8 { // the first request and the latest ones
+		reqs = append(reqs[:1:1], lastN(reqs, 7)...)
+	}
+	for _, r := range reqs {
 		b.WriteString("   - " + clip(r, 240) + "\n")
 	}
 	b.WriteString("\n2. Key Technical Concepts:\n   - " + p.lang.name + " project " + p.name + " at " + p.root + "\n   - tests run with " + p.runner.name + "\n")

@@ -22,7 +22,7 @@ func (st *step) bash(cmd, desc, out string, exit int) *step {
 		c.isErr = true
 		c.out = "Exit code " + itoa(exit) + "\n" + out
 		c.tur = appendStr(nil, "Error: "+c.out)
-		st.s.facts.errors = append(st.s.facts.errors, firstLine(strings.TrimSpace(out)))
+		st.s.facts.errors = append(st.s.facts.errors, errorLine(out))
 	} else {
 		c.out = out
 		t := append(make([]byte, 0, len(out)+96), '{')
@@ -327,6 +327,20 @@ func (st *step) task(kind, desc, prompt string, body func(s *sess) string) *step
 	}
 	st.add(c)
 	return st
+}
+
+// errorLine is the line of a failed command's output that says what went
+// wrong: the first one naming an error or failure, else the first line.
+func errorLine(out string) string {
+	for _, line := range strings.Split(out, "\n") {
+		l := strings.ToLower(line)
+		for _, w := range []string{"error", "fail", "panic", "undefined", "not found", "unauthorized"} {
+			if strings.Contains(l, w) {
+				return strings.TrimSpace(line)
+			}
+		}
+	}
+	return firstLine(strings.TrimSpace(out))
 }
 
 func firstLine(s string) string {
