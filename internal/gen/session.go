@@ -194,6 +194,9 @@ func (st *step) add(c *call) {
 // then the tool results; and it advances the usage model.
 func (st *step) done() {
 	s, f := st.s, st.f
+	if len(st.blocks) == 0 {
+		return // nothing to send
+	}
 	if f == s.main && f.total >= CompactAt {
 		s.compact()
 	}
@@ -215,7 +218,7 @@ func (st *step) done() {
 
 	msgID := apiID(s.rng, "msg_01", 22)
 	reqID := apiID(s.rng, "req_011C", 20)
-	early := int64(between(s.rng, 1, 12))
+	early := min(int64(between(s.rng, 1, 12)), output)
 	bb := make([]byte, 0, 1024)
 	ub := make([]byte, 0, 256)
 	var calls []*call
