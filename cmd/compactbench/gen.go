@@ -32,7 +32,8 @@ func init() {
 			"anchors in OUT_DIR/labels.jsonl. --sessions N writes N sessions; --bytes SIZE\n" +
 			"(100MiB, 2GiB, 500MB) writes sessions until the files reach SIZE. The same seed\n" +
 			"and flags write the same bytes, whatever -j is.\n\n" +
-			"Scenarios: " + strings.Join(gen.Scenarios, ", "),
+			"Scenarios: " + strings.Join(gen.Scenarios, ", ") + ". The labelling policy and the usage\n" +
+			"model are described in corpora/README.md.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "scenarios", Value: strings.Join(gen.Scenarios, ","), Usage: "comma-separated scenarios to cycle through"},
 			&cli.IntFlag{Name: "sessions", Aliases: []string{"n"}, Usage: "number of sessions to write"},
