@@ -5,7 +5,7 @@ BIN     := bin/compactbench
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build run test vet fmt-check bench fuzz clean factors
+.PHONY: all build run test vet fmt-check bench fuzz corpus clean factors
 
 all: build
 
@@ -15,6 +15,12 @@ build:
 ## run: the main job on the shipped corpus; outputs in results/latest/
 run: build
 	./$(BIN) run corpora/
+
+## corpus: regenerate corpora/generated (a test checks it matches CORPUS_GEN)
+CORPUS_GEN := --seed 6 --sessions 14
+corpus: build
+	rm -rf corpora/generated
+	./$(BIN) gen $(CORPUS_GEN) --quiet corpora/generated
 
 ## test: formatting, vet and the race-enabled test suite (what CI runs)
 test: fmt-check vet
