@@ -47,6 +47,9 @@ type Result struct {
 	// Runs and Events are the strategies' replays of the transcript.
 	Runs   []RunRow
 	Events []EventRow
+	// Series is the per-call prompt of the recording and of each strategy
+	// (nil when the transcript is not replayed); reports draw it.
+	Series *ContextSeries
 	// Anchors are the detected anchors, per rule set (anchors table).
 	Anchors []AnchorRow
 	// Labels are the gold and evidence labels (labels table).
@@ -109,7 +112,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})
 	}
 	r.Calls, r.Boundaries = callRows(t, cfg)
-	r.Runs, r.Events = replayRows(t, cfg)
+	r.Runs, r.Events, r.Series = replayRows(t, cfg)
 	if cfg.Anchors != nil {
 		analyzeAnchors(t, turns, cfg.Anchors, r)
 	}

@@ -82,13 +82,13 @@ func replays(t *transcript.Transcript) bool {
 }
 
 // replayRows replays every configured strategy over t.
-func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow) {
+func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, *ContextSeries) {
 	if !replays(t) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	metric, err := cfg.MetricRuler()
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	cc := cfg.compaction()
 	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices,
@@ -110,8 +110,10 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow) {
 	base := compaction.Baseline(sh, opt, overhead)
 	var runs []RunRow
 	var events []EventRow
+	series := newSeries(t, sh)
 	for _, spec := range cc.Enabled() {
 		run, evs := compaction.Replay(sh, spec.ID, spec.New(cc.Params[spec.ID]), opt, overhead, base.CostUSD)
+		series.add(&run, evs)
 		runs = append(runs, RunRow{Path: t.Path, TranscriptID: t.ID, Strategy: spec.ID, Mode: cc.Mode.String(),
 			Window: int64(run.Window), Calls: int64(run.Calls), Overhead: int64(run.Overhead),
 			Compactions: int64(run.Compactions), Overflows: int64(run.Overflows),
@@ -132,7 +134,7 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow) {
 				TriggerTokens: int64(e.TriggerTokens), PreTokens: e.PreTokens, SummarizerInput: int64(e.SummarizerInput)})
 		}
 	}
-	return runs, events
+	return runs, events, series
 }
 
 // compaction is the strategies configuration (defaults when none is set).

@@ -84,6 +84,10 @@ type Run struct {
 	MeanCompression     *float64
 	SyntheticAnchorRate *float64
 	MeanNeedRecall      *float64
+	// Prompts is the prompt each call sent (overhead included), one per
+	// call: the context-size series reports draw. Its maximum is
+	// PeakContext and its sum TokensProcessed.
+	Prompts []int
 }
 
 // WindowFor is the context window of a model when no override is given.
@@ -132,7 +136,7 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 	}
 	s := &Sim{Shared: sh, Overhead: overhead, Window: win, Metric: opt.Metric, Rulers: opt.Rulers,
 		Override: opt.Window, Summarizer: opt.Summarizer, strip: tokens.StripsOldThinking(sh.T.Model), lastPrompt: -1}
-	run := Run{Strategy: id, Calls: len(sh.Calls), Window: win, Overhead: overhead}
+	run := Run{Strategy: id, Calls: len(sh.Calls), Window: win, Overhead: overhead, Prompts: make([]int, 0, len(sh.Calls))}
 	b := bill{p: priceOf(prices, sh.T.Model)}
 	rec, isRecorded := st.(recordedApplier)
 	var events []Event
@@ -187,6 +191,7 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 			}
 		}
 		prompt := s.Prompt()
+		run.Prompts = append(run.Prompts, prompt)
 		run.TokensProcessed += int64(prompt)
 		run.PeakContext = max(run.PeakContext, prompt)
 		if prompt > win {

@@ -1,0 +1,64 @@
+package analysis
+
+import (
+	"github.com/compactbench/compactbench/internal/compaction"
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// ContextSeries is the prompt size at every recorded API call of one
+// replayed transcript: what the recording really sent and what each
+// strategy would have sent. Reports draw it for one chosen transcript; it is
+// not a table.
+type ContextSeries struct {
+	Path         string
+	TranscriptID string
+	Model        string
+	// Real is each call's recorded context (input + cache read + cache
+	// creation), -1 where the call recorded no usage.
+	Real []int64
+	// Strategies are the replays, in the order of the runs table.
+	Strategies []StrategySeries
+}
+
+// StrategySeries is one strategy's simulated prompt at every call.
+type StrategySeries struct {
+	Strategy string
+	// Window is the context window overflows were judged against.
+	Window int64
+	// Prompt is the prompt before each call, overhead included
+	// (compaction.Run.Prompts).
+	Prompt []int64
+	// Compactions are the calls a compaction preceded (events table
+	// call_index), in order; a call appears once however many events it had.
+	Compactions []int64
+}
+
+// Calls is the number of recorded calls the series covers.
+func (s *ContextSeries) Calls() int { return len(s.Real) }
+
+// newSeries starts the series of a transcript with its recorded contexts.
+func newSeries(t *transcript.Transcript, sh *compaction.Shared) *ContextSeries {
+	s := &ContextSeries{Path: t.Path, TranscriptID: t.ID, Model: t.Model, Real: make([]int64, len(sh.Calls))}
+	for k, ci := range sh.Calls {
+		s.Real[k] = -1
+		if u := t.Messages[ci].Usage; u != nil {
+			s.Real[k] = u.Context()
+		}
+	}
+	return s
+}
+
+// add appends one strategy's replay.
+func (s *ContextSeries) add(run *compaction.Run, events []compaction.Event) {
+	ss := StrategySeries{Strategy: run.Strategy, Window: int64(run.Window), Prompt: make([]int64, len(run.Prompts))}
+	for i, p := range run.Prompts {
+		ss.Prompt[i] = int64(p)
+	}
+	for i := range events {
+		c := int64(events[i].Call)
+		if n := len(ss.Compactions); n == 0 || ss.Compactions[n-1] != c {
+			ss.Compactions = append(ss.Compactions, c)
+		}
+	}
+	s.Strategies = append(s.Strategies, ss)
+}
