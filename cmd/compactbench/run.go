@@ -39,7 +39,8 @@ func newRunCommand() *cli.Command {
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "files read in parallel"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results/latest", Usage: "output directory"},
 			&cli.StringFlag{Name: "input-format", Usage: "force a reader instead of detecting (" + strings.Join(loader.FormatNames(), ", ") + ")"},
-			&cli.StringFlag{Name: "format", Value: "table,csv,parquet", Usage: "outputs: table (terminal), csv, parquet"},
+			&cli.StringFlag{Name: "format", Value: defaultFormats, Usage: "outputs, comma-separated: " + formatsHelp},
+			&cli.StringFlag{Name: "report-transcript", Usage: "transcript (id or path) whose context report.html draws (default: the one with the most calls)"},
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when any input problem was found"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "never show the progress bar"},
@@ -58,7 +59,7 @@ func newRunCommand() *cli.Command {
 			opts := runOptions{
 				Paths: c.Args().Slice(), Jobs: c.Int("jobs"), Out: c.String("out"),
 				InputFormat: c.String("input-format"), Strict: c.Bool("strict"), Quiet: c.Bool("quiet"),
-				Progress: !c.Bool("no-progress"),
+				Progress: !c.Bool("no-progress"), ReportTranscript: c.String("report-transcript"),
 				Rules:    c.StringSlice("rules"), Labels: c.StringSlice("labels"), Evidence: c.String("evidence"),
 			}
 			var err error
@@ -93,6 +94,8 @@ type runOptions struct {
 	Evidence string
 	// NoAnchors leaves Config.Anchors nil (tests and benchmarks).
 	NoAnchors bool
+	// ReportTranscript is --report-transcript.
+	ReportTranscript string
 }
 
 // outputFormats are the outputs chosen by name with --format.
@@ -100,6 +103,12 @@ type outputFormats struct {
 	Table bool
 	Files report.Formats
 }
+
+// defaultFormats is --format's default: every output.
+const defaultFormats = "table,csv,parquet,json,md,html"
+
+const formatsHelp = "table (terminal summary), csv and parquet (every table), json (summary.json), " +
+	"md (report.md), html (report.html), or all"
 
 func parseFormats(s string) (outputFormats, error) {
 	var f outputFormats
@@ -111,9 +120,18 @@ func parseFormats(s string) (outputFormats, error) {
 			f.Files.CSV = true
 		case "parquet":
 			f.Files.Parquet = true
+		case "json":
+			f.Files.JSON = true
+		case "md", "markdown":
+			f.Files.Markdown = true
+		case "html":
+			f.Files.HTML = true
+		case "all":
+			f.Table = true
+			f.Files = report.Formats{CSV: true, Parquet: true, JSON: true, Markdown: true, HTML: true}
 		case "":
 		default:
-			return f, usageErr("--format: unknown format %q (known: table, csv, parquet)", name)
+			return f, usageErr("--format: unknown format %q (known: table, csv, parquet, json, md, html, all)", name)
 		}
 	}
 	return f, nil
@@ -157,7 +175,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: report.Meta{
 		Tool: "compactbench", Version: version, ConfigHash: configHash(&opts.Config), Inputs: opts.Paths,
 		Overhead: overhead.String(),
-	}})
+	}, Settings: reportSettings(&opts.Config), ReportTranscript: opts.ReportTranscript})
 	if err != nil {
 		return err
 	}

@@ -145,6 +145,12 @@ func AnchorsTable(w io.Writer, s *Summary) error {
 	if len(s.Anchors) == 0 {
 		return nil
 	}
+	header, rows := anchorsGrid(s)
+	return RenderTable(w, header, rows)
+}
+
+// anchorsGrid is the per-rule-set table's header and rows.
+func anchorsGrid(s *Summary) ([]string, [][]string) {
 	header := []string{"rule set", "threshold", "turns", "anchors", "no-anchor rate", "synthetic rate",
 		"gold P", "gold R", "gold F1", "evidence P", "evidence R", "evidence F1"}
 	var rows [][]string
@@ -159,7 +165,7 @@ func AnchorsTable(w io.Writer, s *Summary) error {
 		}
 		rows = append(rows, row)
 	}
-	return RenderTable(w, header, rows)
+	return header, rows
 }
 
 func pct(v *float64) string {

@@ -70,8 +70,18 @@ func (s *Rulers) finish() {
 
 // RulerTable renders the rulers' errors for the terminal.
 func RulerTable(w io.Writer, s *Summary) error {
-	if s.Rulers == nil || len(s.Rulers.Measured) == 0 {
+	header, rows := rulerGrid(s)
+	if len(rows) == 0 {
 		return nil
+	}
+	return RenderTable(w, header, rows)
+}
+
+// rulerGrid is the rulers table's header and rows (tokens.Names order).
+func rulerGrid(s *Summary) ([]string, [][]string) {
+	header := []string{"ruler", "calls", "median |err|", "p95 |err|", "complete", "median", "p95", "compactions", "preTokens |err|"}
+	if s.Rulers == nil || len(s.Rulers.Measured) == 0 {
+		return header, nil
 	}
 	pct := func(x float64) string {
 		if math.IsNaN(x) {
@@ -89,5 +99,5 @@ func RulerTable(w io.Writer, s *Summary) error {
 			itoa(int64(e.Complete.N)), pct(e.Complete.Median), pct(e.Complete.P95),
 			itoa(int64(e.PreTokens.N)), pct(e.PreTokens.Median)})
 	}
-	return RenderTable(w, []string{"ruler", "calls", "median |err|", "p95 |err|", "complete", "median", "p95", "compactions", "preTokens |err|"}, rows)
+	return header, rows
 }

@@ -148,6 +148,16 @@ func share(n, of int64) *float64 {
 
 // StrategyTable renders one row per strategy with the medians that matter.
 func StrategyTable(w io.Writer, s *Summary) error {
+	header, rows := strategyGrid(s)
+	if len(rows) == 0 {
+		return nil
+	}
+	return RenderTable(w, header, rows)
+}
+
+// strategyGrid is the per-strategy table's header and rows (strategies in
+// compaction.Specs order), shared by the terminal and the reports.
+func strategyGrid(s *Summary) ([]string, [][]string) {
 	header := []string{"strategy", "runs", "compactions", "overflows", "median compression", "low (<60%)",
 		"need recall", "file recall", "intent kept", "orphans+dangling", "synthetic", "thrash", "cost ratio"}
 	var rows [][]string
@@ -161,8 +171,5 @@ func StrategyTable(w io.Writer, s *Summary) error {
 			pct(st.IntentKeptShare), itoa(st.OrphanResults + st.DanglingCalls), pct(st.SyntheticAnchorRate),
 			itoa(st.Thrash), ratio(st.CostRatio)})
 	}
-	if len(rows) == 0 {
-		return nil
-	}
-	return RenderTable(w, header, rows)
+	return header, rows
 }

@@ -95,10 +95,15 @@ func cell(v reflect.Value, c column) string {
 	return fmt.Sprint(f.Interface())
 }
 
-// Formats selects the file formats a table is written in.
+// Formats selects the output files: CSV and Parquet for every table, and
+// the single files summary.json (JSON), report.md (Markdown) and report.html
+// (HTML).
 type Formats struct {
-	CSV     bool
-	Parquet bool
+	CSV      bool
+	Parquet  bool
+	JSON     bool
+	Markdown bool
+	HTML     bool
 }
 
 // Table writes rows of type T to NAME.csv and NAME.parquet in a directory.

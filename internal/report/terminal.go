@@ -30,6 +30,13 @@ func RenderTable(w io.Writer, header []string, rows [][]string) error {
 
 // CorpusTable renders the corpus totals per transcript kind.
 func CorpusTable(w io.Writer, s *Summary) error {
+	header, rows := corpusGrid(s)
+	return RenderTable(w, header, rows)
+}
+
+// corpusGrid is the corpus table's header and rows: one per transcript kind
+// present, then all.
+func corpusGrid(s *Summary) ([]string, [][]string) {
 	header := []string{"kind", "transcripts", "lines", "bad", "ignored", "messages", "turns", "api calls", "tool calls", "tool errors", "compactions", "problems"}
 	row := func(name string, t *Totals) []string {
 		return []string{name, itoa(t.Transcripts), itoa(t.Lines), itoa(t.BadLines), itoa(t.IgnoredLines),
@@ -43,7 +50,7 @@ func CorpusTable(w io.Writer, s *Summary) error {
 		}
 	}
 	rows = append(rows, row("all", &s.Corpus.Totals))
-	return RenderTable(w, header, rows)
+	return header, rows
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

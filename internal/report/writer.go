@@ -1,8 +1,10 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/compactbench/compactbench/internal/analysis"
@@ -16,6 +18,11 @@ type Options struct {
 	Formats Formats
 	// Meta is copied into summary.json.
 	Meta Meta
+	// Settings describe the run in report.md and report.html.
+	Settings []Setting
+	// ReportTranscript names the transcript (id or path) whose context
+	// series report.html draws; empty: the one with the most calls.
+	ReportTranscript string
 }
 
 // sink is one table fed from analysis results.
@@ -74,9 +81,13 @@ var tables = []func(Options) (sink, error){
 // Writer receives the results of a run, file by file in output order, and
 // writes every table and summary.json. It is used from one goroutine.
 type Writer struct {
-	dir   string
-	sinks []sink
-	sum   Summary
+	dir     string
+	formats Formats
+	sinks   []sink
+	sum     Summary
+	// data gathers what report.md and report.html need (nil when neither
+	// is written).
+	data *ReportData
 }
 
 // NewWriter opens the tables in opts.Dir.
@@ -84,7 +95,10 @@ func NewWriter(opts Options) (*Writer, error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	w := &Writer{dir: opts.Dir, sum: newSummary(opts.Meta)}
+	w := &Writer{dir: opts.Dir, formats: opts.Formats, sum: newSummary(opts.Meta)}
+	if opts.Formats.Markdown || opts.Formats.HTML {
+		w.data = NewReportData(opts.ReportTranscript, opts.Settings)
+	}
 	for _, open := range tables {
 		s, err := open(opts)
 		if err != nil {
@@ -101,6 +115,9 @@ func (w *Writer) AddFile(results []*analysis.Result) error {
 	w.sum.Corpus.Files++
 	for _, r := range results {
 		w.sum.add(r)
+		if w.data != nil {
+			w.data.Add(r)
+		}
 		for _, s := range w.sinks {
 			if err := s.add(r); err != nil {
 				return err
@@ -113,7 +130,11 @@ func (w *Writer) AddFile(results []*analysis.Result) error {
 // Summary is the aggregate so far.
 func (w *Writer) Summary() *Summary { return &w.sum }
 
-// Close finishes every table and writes summary.json.
+// ReportData is what the reports gathered (nil when no report is written).
+func (w *Writer) ReportData() *ReportData { return w.data }
+
+// Close finishes every table and writes summary.json, report.md and
+// report.html as selected.
 func (w *Writer) Close() (*Summary, error) {
 	for i, s := range w.sinks {
 		if err := s.Close(); err != nil {
@@ -124,14 +145,35 @@ func (w *Writer) Close() (*Summary, error) {
 		}
 	}
 	w.sum.finish()
-	data, err := json.MarshalIndent(&w.sum, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("summary.json: %w", err)
+	if w.formats.JSON {
+		data, err := json.MarshalIndent(&w.sum, "", "  ")
+		if err != nil {
+			return nil, fmt.Errorf("summary.json: %w", err)
+		}
+		if err := WriteFileAtomic(w.dir, "summary.json", append(data, '\n')); err != nil {
+			return nil, err
+		}
 	}
-	if err := WriteFileAtomic(w.dir, "summary.json", append(data, '\n')); err != nil {
-		return nil, err
+	if w.formats.Markdown {
+		if err := writeReport(w.dir, "report.md", func(b io.Writer) error { return WriteMarkdown(b, &w.sum, w.data) }); err != nil {
+			return nil, err
+		}
+	}
+	if w.formats.HTML {
+		if err := writeReport(w.dir, "report.html", func(b io.Writer) error { return WriteHTML(b, &w.sum, w.data) }); err != nil {
+			return nil, err
+		}
 	}
 	return &w.sum, nil
+}
+
+// writeReport renders a report in memory and writes it atomically.
+func writeReport(dir, name string, render func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := render(&b); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return WriteFileAtomic(dir, name, b.Bytes())
 }
 
 // Abort removes every temporary file.

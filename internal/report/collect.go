@@ -1,0 +1,188 @@
+package report
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/compactbench/compactbench/internal/analysis"
+	"github.com/compactbench/compactbench/internal/tokens"
+)
+
+// Setting is one line of a report's run metadata ("mode", "replay").
+type Setting struct {
+	Name, Value string
+}
+
+// Histogram counts values in equal bins over [Lo, Hi); values below Lo go to
+// Under, values at or above Hi to Over, except that a value equal to Hi is
+// counted in the last bin (a compression ratio of exactly 1). Memory is the
+// bins, whatever the number of values.
+type Histogram struct {
+	Lo, Hi      float64
+	Counts      []int64
+	Under, Over int64
+}
+
+// NewHistogram returns an empty histogram of n bins over [lo, hi).
+func NewHistogram(lo, hi float64, n int) *Histogram {
+	return &Histogram{Lo: lo, Hi: hi, Counts: make([]int64, n)}
+}
+
+// Add counts a value (NaN is ignored).
+func (h *Histogram) Add(v float64) {
+	switch {
+	case math.IsNaN(v):
+	case v < h.Lo:
+		h.Under++
+	case v > h.Hi:
+		h.Over++
+	case v == h.Hi:
+		h.Counts[len(h.Counts)-1]++
+	default:
+		i := int((v - h.Lo) / (h.Hi - h.Lo) * float64(len(h.Counts)))
+		h.Counts[min(i, len(h.Counts)-1)]++
+	}
+}
+
+// Total is the number of values counted.
+func (h *Histogram) Total() int64 {
+	n := h.Under + h.Over
+	for _, c := range h.Counts {
+		n += c
+	}
+	return n
+}
+
+// Width is the width of one bin.
+func (h *Histogram) Width() float64 { return (h.Hi - h.Lo) / float64(len(h.Counts)) }
+
+// ProblemClass is a kind of input problem: its reason with the specifics
+// (numbers, ids, file:line) blanked, how often it occurred and where first.
+type ProblemClass struct {
+	Reason  string
+	Count   int64
+	Example analysis.ProblemRow
+}
+
+// maxProblemClasses bounds the problem classes a report keeps; the rest are
+// counted together.
+const maxProblemClasses = 256
+
+// problemClass blanks every word of a reason that holds a digit ("tool_use
+// toolu_01X gets no tool_result" → "tool_use … gets no tool_result").
+func problemClass(reason string) string {
+	words := strings.Fields(reason)
+	for i, w := range words {
+		if strings.ContainsAny(w, "0123456789") {
+			words[i] = "…"
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// ReportData is what report.md and report.html need beyond summary.json,
+// gathered as results stream in and bounded whatever the corpus size:
+// histograms of compression ratios and ruler errors (counts, not values),
+// the per-call context series of one transcript, and problem classes.
+type ReportData struct {
+	// Settings describe the run (mode, window, rulers...), in order.
+	Settings []Setting
+	// Compression is each strategy's histogram of event compression ratios
+	// (20 bins over [0, 1]; negative ratios are Under).
+	Compression map[string]*Histogram
+	// RulerErrors is each ruler's histogram of signed call errors
+	// (est − real) / real, 2 % bins over [−50 %, +50 %).
+	RulerErrors map[string]*Histogram
+	// Series is the chosen transcript's context series: the one named by
+	// Want (transcript id or path), else the one with the most calls (the
+	// first in output order on a tie).
+	Series *analysis.ContextSeries
+	// Want is the transcript asked for; WantFound says whether it was seen.
+	Want      string
+	WantFound bool
+	// Problems are the problem classes, by reason; OtherProblems counts
+	// problems past maxProblemClasses classes.
+	Problems      map[string]*ProblemClass
+	OtherProblems int64
+}
+
+// NewReportData returns an empty collector; want names the transcript whose
+// context series to keep ("" for the one with the most calls).
+func NewReportData(want string, settings []Setting) *ReportData {
+	return &ReportData{Settings: settings, Want: want, Compression: map[string]*Histogram{},
+		RulerErrors: map[string]*Histogram{}, Problems: map[string]*ProblemClass{}}
+}
+
+// Add takes what the reports need from one result.
+func (d *ReportData) Add(r *analysis.Result) {
+	for i := range r.Events {
+		e := &r.Events[i]
+		h := d.Compression[e.Strategy]
+		if h == nil {
+			h = NewHistogram(0, 1, 20)
+			d.Compression[e.Strategy] = h
+		}
+		h.Add(e.CompressionRatio)
+	}
+	for i := range r.Calls {
+		c := &r.Calls[i]
+		for _, name := range tokens.Names() {
+			_, e := c.Slots(name)
+			if *e == nil {
+				continue
+			}
+			h := d.RulerErrors[name]
+			if h == nil {
+				h = NewHistogram(-0.5, 0.5, 50)
+				d.RulerErrors[name] = h
+			}
+			h.Add(**e)
+		}
+	}
+	for _, p := range r.Problems {
+		cls := problemClass(p.Reason)
+		pc := d.Problems[cls]
+		if pc == nil {
+			if len(d.Problems) >= maxProblemClasses {
+				d.OtherProblems++
+				continue
+			}
+			pc = &ProblemClass{Reason: cls, Example: p}
+			d.Problems[cls] = pc
+		}
+		pc.Count++
+	}
+	d.choose(r.Series)
+}
+
+func (d *ReportData) choose(s *analysis.ContextSeries) {
+	if s == nil || d.WantFound {
+		return
+	}
+	if d.Want != "" && (s.TranscriptID == d.Want || s.Path == d.Want) {
+		d.Series, d.WantFound = s, true
+		return
+	}
+	if d.Series == nil || s.Calls() > d.Series.Calls() {
+		d.Series = s
+	}
+}
+
+// TopProblems returns the n most frequent problem classes (ties by reason).
+func (d *ReportData) TopProblems(n int) []*ProblemClass {
+	out := make([]*ProblemClass, 0, len(d.Problems))
+	for _, p := range d.Problems {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Reason < out[j].Reason
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}

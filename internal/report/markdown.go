@@ -1,0 +1,203 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// topProblems is how many problem classes the reports list.
+const topProblems = 10
+
+// WriteMarkdown writes report.md: run metadata, corpus totals, the
+// per-strategy, per-rule-set and ruler tables, the most frequent input
+// problems and the caveats. It is GitHub-flavoured Markdown without HTML, fit
+// for a CI step summary, and depends only on its arguments (no clock).
+func WriteMarkdown(w io.Writer, s *Summary, d *ReportData) error {
+	b := &strings.Builder{}
+	b.WriteString("# compactbench report\n\n")
+	mdTable(b, []string{"run", ""}, runMeta(s, d, func(x string) string { return "`" + x + "`" }), "ll")
+
+	b.WriteString("\n## Corpus\n\n")
+	h, rows := corpusGrid(s)
+	mdTable(b, h, rows, "")
+	fmt.Fprintf(b, "\n%d files read; %s.\n", s.Corpus.Files, formatsLine(s))
+
+	if h, rows := strategyGrid(s); len(rows) > 0 {
+		b.WriteString("\n## Strategies\n\n")
+		mdTable(b, h, rows, "")
+		b.WriteString("\n" + strategyLegend + "\n")
+	}
+	if len(s.Anchors) > 0 {
+		b.WriteString("\n## Anchor rule sets\n\n")
+		h, rows := anchorsGrid(s)
+		mdTable(b, h, rows, "")
+		b.WriteString("\n" + anchorsLegend + "\n")
+	}
+	if h, rows := rulerGrid(s); len(rows) > 0 {
+		b.WriteString("\n## Token rulers\n\n")
+		mdTable(b, h, rows, "")
+		b.WriteString("\n" + rulersLegend + "\n")
+	}
+
+	b.WriteString("\n## Input problems\n\n")
+	if s.Corpus.Problems == 0 {
+		b.WriteString("None: every line was read or ignored by type.\n")
+	} else {
+		fmt.Fprintf(b, "%d problems (each is a row of `problems`, with file and line); the most frequent kinds:\n\n", s.Corpus.Problems)
+		var rows [][]string
+		for _, p := range d.TopProblems(topProblems) {
+			rows = append(rows, []string{itoa(p.Count), p.Reason, fmt.Sprintf("%s:%d", p.Example.Path, p.Example.Line)})
+		}
+		if d.OtherProblems > 0 {
+			rows = append(rows, []string{itoa(d.OtherProblems), "(other kinds)", ""})
+		}
+		mdTable(b, []string{"count", "problem", "first at"}, rows, "rll")
+	}
+
+	b.WriteString("\n## Caveats\n\n")
+	for _, c := range caveats(s, d) {
+		b.WriteString("- " + c + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+const (
+	strategyLegend = "Compression, need recall and the shares are over compaction events (compression and file recall " +
+		"are medians; need recall pools the facts of every event). Orphans+dangling counts tool results and calls that " +
+		"lost their other half: any is an invalid API request. Cost ratio is the simulated bill with the strategy over " +
+		"the bill without compaction."
+	anchorsLegend = "A detected anchor matches a label on the same turn of the same transcript. Gold labels are written by " +
+		"hand; evidence labels are derived from what the session did (todo items completed, commits, fixed tests, " +
+		"compactions) and are a sanity check, not ground truth. Synthetic rate: transcripts given the fallback anchor."
+	rulersLegend = "|err| = |estimate − real| / real context tokens per recorded API call; complete calls are those no " +
+		"load problem precedes; preTokens compares with Claude Code's own count at its compactions."
+)
+
+// runMeta is the report's metadata rows; code marks literal text up.
+func runMeta(s *Summary, d *ReportData, code func(string) string) [][]string {
+	m := s.Meta
+	inputs := make([]string, len(m.Inputs))
+	for i, in := range m.Inputs {
+		inputs[i] = code(in)
+	}
+	rows := [][]string{
+		{"tool", strings.TrimSpace(m.Tool + " " + m.Version)},
+		{"config hash", code(m.ConfigHash)},
+		{"inputs", strings.Join(inputs, ", ")},
+	}
+	for _, st := range d.Settings {
+		rows = append(rows, []string{st.Name, st.Value})
+	}
+	return rows
+}
+
+// formatsLine lists the transcripts per input format.
+func formatsLine(s *Summary) string {
+	keys := sortedKeys(s.Corpus.ByFormat)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s", s.Corpus.ByFormat[k], k)
+	}
+	if len(parts) == 0 {
+		return "no transcripts"
+	}
+	return "transcripts by format: " + strings.Join(parts, ", ")
+}
+
+// caveats say what the numbers are not: the replay is open-loop, and
+// several inputs are estimates.
+func caveats(s *Summary, d *ReportData) []string {
+	metric := settingValue(d, "metric ruler")
+	out := []string{
+		"Open-loop replay: the future is the recording's. The agent never reacts to what a strategy dropped, so the " +
+			"figures say what each strategy keeps and loses at each point of the recorded session, not how the session " +
+			"would have gone with it.",
+		"The fixed overhead (system prompt and tools) is estimated per transcript: the first call's real context minus " +
+			"the metric count of the messages before it.",
+	}
+	tok := "Token counts of simulated contexts come from the metric ruler"
+	if metric != "" {
+		tok += " (" + metric + ")"
+		if e := s.Rulers.errorOf(metric); e != "" {
+			tok += ", whose median error against the API's own counts is " + e + " on this corpus"
+		}
+	}
+	out = append(out, tok+"; the API's tokenizer is not available offline.",
+		"Cost is a model: list prices per model, cache reads at 0.1× and writes at 1.25× the input price, a compaction "+
+			"rewrites the cached prefix, and each summary is billed as one summarizer call; real bills differ.",
+		"Summaries are written by a deterministic summarizer from the transcript, not by a model, so summary sizes and "+
+			"the need recall of summarizing strategies are those of that summarizer.",
+		"Compaction-summarizer calls and side questions repeat their parent's records and are not replayed.")
+	if s.Corpus.Problems > 0 {
+		out = append(out, fmt.Sprintf("%d input problems (unreadable lines, broken links between records, tool calls "+
+			"and results missing their other half): what an unreadable line held is not in the analysis (see Input problems).", s.Corpus.Problems))
+	}
+	return out
+}
+
+func settingValue(d *ReportData, name string) string {
+	for _, st := range d.Settings {
+		if st.Name == name {
+			return st.Value
+		}
+	}
+	return ""
+}
+
+// errorOf is a ruler's median |err| over calls as a percentage, or "".
+func (r *Rulers) errorOf(name string) string {
+	if r == nil || r.Measured[name] == nil || r.Measured[name].Calls.N == 0 || math.IsNaN(r.Measured[name].Calls.Median) {
+		return ""
+	}
+	return strconv.FormatFloat(100*r.Measured[name].Calls.Median, 'f', 1, 64) + "%"
+}
+
+// mdTable writes a GitHub table; cells are escaped. align has an l or r per
+// column; "" means the first column left and the others right.
+func mdTable(b *strings.Builder, header []string, rows [][]string, align string) {
+	b.WriteString("|")
+	for _, h := range header {
+		b.WriteString(" " + mdCell(h) + " |")
+	}
+	b.WriteString("\n|")
+	for i := range header {
+		left := i == 0
+		if i < len(align) {
+			left = align[i] == 'l'
+		}
+		if left {
+			b.WriteString("---|")
+		} else {
+			b.WriteString("---:|")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		b.WriteString("|")
+		for _, c := range r {
+			b.WriteString(" " + mdCell(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+}
+
+// mdCell escapes a table cell: pipes, and line breaks that would end the row.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "\r", " ")
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
