@@ -51,7 +51,7 @@ func TestRunSeeds(t *testing.T) {
 	outs := map[string]map[string][]byte{}
 	for _, j := range []string{"1", "4"} {
 		dir := t.TempDir()
-		code, _, errs := runCLI(t, "run", seeds, "-o", dir, "-j", j, "--format", "csv", "-q")
+		code, _, errs := runCLI(t, "run", seeds, "-o", dir, "-j", j, "--format", "csv,json", "-q")
 		if code != 0 {
 			t.Fatalf("-j %s: exit %d: %s", j, code, errs)
 		}

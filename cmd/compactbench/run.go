@@ -60,7 +60,7 @@ func newRunCommand() *cli.Command {
 				Paths: c.Args().Slice(), Jobs: c.Int("jobs"), Out: c.String("out"),
 				InputFormat: c.String("input-format"), Strict: c.Bool("strict"), Quiet: c.Bool("quiet"),
 				Progress: !c.Bool("no-progress"), ReportTranscript: c.String("report-transcript"),
-				Rules:    c.StringSlice("rules"), Labels: c.StringSlice("labels"), Evidence: c.String("evidence"),
+				Rules: c.StringSlice("rules"), Labels: c.StringSlice("labels"), Evidence: c.String("evidence"),
 			}
 			var err error
 			if opts.Formats, err = parseFormats(c.String("format")); err != nil {

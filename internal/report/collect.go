@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/tokens"
@@ -69,12 +70,23 @@ type ProblemClass struct {
 // counted together.
 const maxProblemClasses = 256
 
-// problemClass blanks every word of a reason that holds a digit ("tool_use
-// toolu_01X gets no tool_result" → "tool_use … gets no tool_result").
+// problemClass blanks the specifics of a reason: words that look like
+// numbers, ids or locations (two digits or more, or a digit with no letter,
+// or a digit beside ':' or '/'), so "tool_use toolu_01X gets no
+// tool_result" and "line 12" class together while "UTF-8" stays.
 func problemClass(reason string) string {
 	words := strings.Fields(reason)
 	for i, w := range words {
-		if strings.ContainsAny(w, "0123456789") {
+		digits, letters := 0, 0
+		for _, r := range w {
+			switch {
+			case r >= '0' && r <= '9':
+				digits++
+			case unicode.IsLetter(r):
+				letters++
+			}
+		}
+		if digits >= 2 || (digits == 1 && (letters == 0 || strings.ContainsAny(w, ":/"))) {
 			words[i] = "…"
 		}
 	}
