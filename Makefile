@@ -5,7 +5,7 @@ BIN     := bin/compactbench
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build run test vet fmt-check bench fuzz corpus clean factors
+.PHONY: all build run test vet fmt-check bench fuzz corpus clean factors baseline gate tools
 
 all: build
 
@@ -15,6 +15,28 @@ build:
 ## run: the main job on the shipped corpus; outputs in results/latest/
 run: build
 	./$(BIN) run corpora/
+
+## gate: compare the last `make run` with the committed baseline (exit 1 on a regression)
+gate: build
+	./$(BIN) gate --baseline results/baseline.json --current results/latest/summary.json
+
+## baseline: refresh results/baseline.json, the CI gate's reference, from the main job
+## on corpora/ (after a change that moves the figures on purpose; review the diff)
+baseline: run
+	cp results/latest/summary.json results/baseline.json
+
+## tools: what the browser and DuckDB tests use: Debian's chromium (installed when
+## root) and @duckdb/node-api under .tools/node (gitignored). Without them those
+## tests skip, unless COMPACTBENCH_REQUIRE_TOOLS is set (CI sets it).
+DUCKDB_NODE ?= 1.5.6-r.1
+tools:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		else echo "chromium is missing: apt-get install chromium (the browser test skips without it)"; fi; \
+	fi
+	@test -d .tools/node/node_modules/@duckdb/node-api || \
+		npm install --prefix .tools/node --no-audit --no-fund --loglevel=error @duckdb/node-api@$(DUCKDB_NODE)
 
 ## corpus: regenerate corpora/generated (a test checks it matches CORPUS_GEN)
 CORPUS_GEN := --seed 6 --sessions 14

@@ -157,8 +157,8 @@ func (r *Rulers) errorOf(name string) string {
 	return strconv.FormatFloat(100*r.Measured[name].Calls.Median, 'f', 1, 64) + "%"
 }
 
-// mdTable writes a GitHub table; cells are escaped. align has an l or r per
-// column; "" means the first column left and the others right.
+// mdTable writes a GitHub table; cells are escaped. align has an l, c or r
+// per column; "" means the first column left and the others right.
 func mdTable(b *strings.Builder, header []string, rows [][]string, align string) {
 	b.WriteString("|")
 	for _, h := range header {
@@ -166,13 +166,19 @@ func mdTable(b *strings.Builder, header []string, rows [][]string, align string)
 	}
 	b.WriteString("\n|")
 	for i := range header {
-		left := i == 0
-		if i < len(align) {
-			left = align[i] == 'l'
+		a := byte('r')
+		if i == 0 {
+			a = 'l'
 		}
-		if left {
+		if i < len(align) {
+			a = align[i]
+		}
+		switch a {
+		case 'l':
 			b.WriteString("---|")
-		} else {
+		case 'c':
+			b.WriteString(":-:|")
+		default:
 			b.WriteString("---:|")
 		}
 	}

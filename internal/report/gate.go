@@ -1,0 +1,544 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/compactbench/compactbench/internal/compaction"
+	"github.com/compactbench/compactbench/internal/tokens"
+)
+
+// GateFigure is a figure of summary.json the gate compares with the
+// baseline: higher or lower is better, and by default it may worsen by at
+// most Default (absolute: a share, a ratio or a count).
+type GateFigure struct {
+	Name string
+	// Scope is what the figure is per: strategy, ruler, rule set or corpus.
+	Scope string
+	// HigherBetter says which way is an improvement.
+	HigherBetter bool
+	// Count marks integer figures.
+	Count   bool
+	Default float64
+	Doc     string
+}
+
+// GateFigures are the gated figures, in report order.
+var GateFigures = []GateFigure{
+	{"need_recall", "strategy", true, false, 0.02, "pooled need recall of the strategy's compactions"},
+	{"median_compression", "strategy", true, false, 0.05, "median compression ratio of its events"},
+	{"low_compression_share", "strategy", false, false, 0.05, "share of its events under 60 % compression"},
+	{"intent_kept_share", "strategy", true, false, 0.02, "share of events that keep the last user intent"},
+	{"synthetic_anchor_rate", "strategy", false, false, 0.05, "share of anchored events that fell back to a synthetic anchor"},
+	{"cost_ratio", "strategy", false, false, 0.05, "simulated bill with the strategy over without"},
+	{"orphan_results", "strategy", false, true, 0, "tool results whose call it dropped (invalid requests)"},
+	{"dangling_calls", "strategy", false, true, 0, "tool calls whose result it dropped (invalid requests)"},
+	{"overflows", "strategy", false, true, 0, "calls whose prompt exceeded the window"},
+	{"ruler_median_error", "ruler", false, false, 0.01, "median |err| of the ruler over recorded calls"},
+	{"gold_f1", "rule set", true, false, 0.02, "F1 of the rule set against gold labels"},
+	{"evidence_f1", "rule set", true, false, 0.02, "F1 of the rule set against evidence labels"},
+	{"problems", "corpus", false, true, 0, "input problems"},
+}
+
+func gateFigure(name string) (GateFigure, bool) {
+	for _, f := range GateFigures {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return GateFigure{}, false
+}
+
+func gateFigureNames() string {
+	names := make([]string, len(GateFigures))
+	for i, f := range GateFigures {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// Tolerances are how much each figure may worsen against the baseline:
+// figure → allowed worsening, overridden per strategy. A figure turned off
+// is not compared.
+type Tolerances struct {
+	figures    map[string]tolerance
+	strategies map[string]map[string]tolerance
+}
+
+type tolerance struct {
+	max float64
+	off bool
+}
+
+// DefaultTolerances returns GateFigures' defaults.
+func DefaultTolerances() *Tolerances {
+	t := &Tolerances{figures: map[string]tolerance{}, strategies: map[string]map[string]tolerance{}}
+	for _, f := range GateFigures {
+		t.figures[f.Name] = tolerance{max: f.Default}
+	}
+	return t
+}
+
+// For returns a figure's tolerance for a strategy ("" for other scopes) and
+// whether the figure is compared.
+func (t *Tolerances) For(strategy, figure string) (float64, bool) {
+	if s, ok := t.strategies[strategy][figure]; ok && strategy != "" {
+		return s.max, !s.off
+	}
+	f := t.figures[figure]
+	return f.max, !f.off
+}
+
+// parseTolerance reads "0.02" or "off".
+func parseTolerance(v string) (tolerance, error) {
+	if strings.TrimSpace(v) == "off" {
+		return tolerance{off: true}, nil
+	}
+	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+		return tolerance{}, fmt.Errorf("want a number ≥ 0 or off, got %q", v)
+	}
+	return tolerance{max: x}, nil
+}
+
+// Set changes one tolerance: "need_recall=0.03", "mask.low_compression_share=off".
+func (t *Tolerances) Set(key, value string) error {
+	tol, err := parseTolerance(value)
+	if err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	strategy, figure, scoped := strings.Cut(key, ".")
+	if !scoped {
+		figure, strategy = key, ""
+	}
+	f, ok := gateFigure(figure)
+	if !ok {
+		return fmt.Errorf("%s: unknown figure %q (known: %s)", key, figure, gateFigureNames())
+	}
+	if !scoped {
+		t.figures[figure] = tol
+		return nil
+	}
+	if f.Scope != "strategy" {
+		return fmt.Errorf("%s: %s is a %s figure, not a strategy's", key, figure, f.Scope)
+	}
+	if _, err := compaction.SpecByID(strategy); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	if t.strategies[strategy] == nil {
+		t.strategies[strategy] = map[string]tolerance{}
+	}
+	t.strategies[strategy][figure] = tol
+	return nil
+}
+
+// ParseTolerances reads a tolerances file over the defaults:
+//
+//	need_recall: 0.02          # may drop by at most 0.02
+//	overflows: 0               # may not rise
+//	evidence_f1: off           # not compared
+//	strategies:
+//	  mask: {low_compression_share: off}
+//
+// Decoding is strict: an unknown figure or strategy, or a bad value, is an
+// error naming origin and the line.
+func ParseTolerances(data []byte, origin string) (*Tolerances, error) {
+	t := DefaultTolerances()
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", origin, err)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return t, nil // an empty file keeps the defaults
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s:%d: want a mapping of figure: tolerance", origin, root.Line)
+	}
+	var errs []error
+	scalar := func(n *yaml.Node, key string) {
+		if n.Kind != yaml.ScalarNode {
+			errs = append(errs, fmt.Errorf("%s:%d: %s: want a number or off", origin, n.Line, key))
+			return
+		}
+		if err := t.Set(key, n.Value); err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: %w", origin, n.Line, err))
+		}
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if k.Value != "strategies" {
+			scalar(v, k.Value)
+			continue
+		}
+		if v.Kind != yaml.MappingNode {
+			errs = append(errs, fmt.Errorf("%s:%d: strategies: want a mapping of strategy: {figure: tolerance}", origin, v.Line))
+			continue
+		}
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			sk, sv := v.Content[j], v.Content[j+1]
+			if sv.Kind != yaml.MappingNode {
+				errs = append(errs, fmt.Errorf("%s:%d: strategies.%s: want a mapping of figure: tolerance", origin, sv.Line, sk.Value))
+				continue
+			}
+			for m := 0; m+1 < len(sv.Content); m += 2 {
+				scalar(sv.Content[m+1], sk.Value+"."+sv.Content[m].Value)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return t, nil
+}
+
+// GateCheck is one compared figure.
+type GateCheck struct {
+	Figure GateFigure
+	// Of names the strategy, ruler or rule set ("" for the corpus).
+	Of                string
+	Baseline, Current *float64
+	// Allowed is the tolerance; Pass is the verdict; Note says why when
+	// a value is missing.
+	Allowed float64
+	Pass    bool
+	Note    string
+	// Missing marks a strategy, ruler or rule set of the baseline that the
+	// current run lacks (Figure.Name is then its scope).
+	Missing bool
+}
+
+// Worsening is how much the figure got worse (negative: better), or nil.
+func (c *GateCheck) Worsening() *float64 {
+	if c.Baseline == nil || c.Current == nil {
+		return nil
+	}
+	w := *c.Current - *c.Baseline
+	if c.Figure.HigherBetter {
+		w = -w
+	}
+	return &w
+}
+
+// GateResult is the gate's verdict over every compared figure.
+type GateResult struct {
+	Checks []GateCheck
+	// Notes say what differs between the runs beyond the figures (config,
+	// inputs, corpus size, what only one run has).
+	Notes []string
+}
+
+// Failures counts the failed checks.
+func (g *GateResult) Failures() int {
+	n := 0
+	for _, c := range g.Checks {
+		if !c.Pass {
+			n++
+		}
+	}
+	return n
+}
+
+// ReadSummary parses summary.json and checks that this version of
+// compactbench can compare it.
+func ReadSummary(data []byte, origin string) (*Summary, error) {
+	var s Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: not a summary.json: %w", origin, err)
+	}
+	if s.SchemaVersion == 0 || s.Meta.Tool != "compactbench" {
+		return nil, fmt.Errorf("%s: not a compactbench summary.json (no schema_version or tool)", origin)
+	}
+	if s.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("%s: schema_version %d, this compactbench reads %d (refresh the baseline: make baseline)", origin, s.SchemaVersion, SchemaVersion)
+	}
+	return &s, nil
+}
+
+// gateEps absorbs float noise in the comparison.
+const gateEps = 1e-9
+
+// Gate compares current with baseline under the tolerances.
+func Gate(baseline, current *Summary, tol *Tolerances) *GateResult {
+	g := &GateResult{}
+	check := func(f GateFigure, of, strategy string, b, c *float64) {
+		allowed, on := tol.For(strategy, f.Name)
+		if !on {
+			return
+		}
+		ch := GateCheck{Figure: f, Of: of, Baseline: b, Current: c, Allowed: allowed, Pass: true}
+		switch {
+		case b == nil && c == nil:
+			ch.Note = "n/a in both"
+		case b == nil:
+			ch.Note = "new"
+		case c == nil:
+			ch.Pass, ch.Note = false, "missing in the current run"
+		default:
+			ch.Pass = *ch.Worsening() <= allowed+gateEps
+		}
+		g.Checks = append(g.Checks, ch)
+	}
+	missing := func(scope, of string) {
+		g.Checks = append(g.Checks, GateCheck{Figure: GateFigure{Name: scope, Scope: scope}, Of: of, Note: "missing in the current run", Missing: true})
+	}
+
+	// Strategies, in compaction.Specs order, then unknown ids sorted.
+	for _, id := range orderedStrategies(baseline.Strategies) {
+		b, c := baseline.Strategies[id], current.Strategies[id]
+		if c == nil {
+			missing("strategy", id)
+			continue
+		}
+		for _, f := range GateFigures {
+			if f.Scope == "strategy" {
+				check(f, id, id, strategyFigure(b, f.Name), strategyFigure(c, f.Name))
+			}
+		}
+	}
+	for _, id := range orderedStrategies(current.Strategies) {
+		if baseline.Strategies[id] == nil {
+			g.Notes = append(g.Notes, fmt.Sprintf("strategy %s is new in the current run: not gated", id))
+		}
+	}
+
+	rf, _ := gateFigure("ruler_median_error")
+	for _, name := range rulerNames(baseline) {
+		c := rulerMedian(current, name)
+		if current.Rulers == nil || current.Rulers.Measured[name] == nil {
+			missing("ruler", name)
+			continue
+		}
+		check(rf, name, "", rulerMedian(baseline, name), c)
+	}
+	for _, name := range rulerNames(current) {
+		if baseline.Rulers == nil || baseline.Rulers.Measured[name] == nil {
+			g.Notes = append(g.Notes, fmt.Sprintf("ruler %s is new in the current run: not gated", name))
+		}
+	}
+
+	gf, _ := gateFigure("gold_f1")
+	ef, _ := gateFigure("evidence_f1")
+	for _, b := range baseline.Anchors {
+		c := ruleSet(current, b.Name)
+		if c == nil {
+			missing("rule set", b.Name)
+			continue
+		}
+		check(gf, b.Name, "", f1(b.Gold), f1(c.Gold))
+		check(ef, b.Name, "", f1(b.Evidence), f1(c.Evidence))
+	}
+	for _, c := range current.Anchors {
+		if ruleSet(baseline, c.Name) == nil {
+			g.Notes = append(g.Notes, fmt.Sprintf("rule set %s is new in the current run: not gated", c.Name))
+		}
+	}
+
+	pf, _ := gateFigure("problems")
+	bp, cp := float64(baseline.Corpus.Problems), float64(current.Corpus.Problems)
+	check(pf, "", "", &bp, &cp)
+
+	if baseline.Meta.ConfigHash != current.Meta.ConfigHash {
+		g.Notes = append(g.Notes, fmt.Sprintf("config hash differs (baseline %s, current %s): rulers, rule sets, labels or strategy parameters changed",
+			baseline.Meta.ConfigHash, current.Meta.ConfigHash))
+	}
+	if strings.Join(baseline.Meta.Inputs, " ") != strings.Join(current.Meta.Inputs, " ") {
+		g.Notes = append(g.Notes, fmt.Sprintf("inputs differ: baseline %s, current %s", strings.Join(baseline.Meta.Inputs, " "), strings.Join(current.Meta.Inputs, " ")))
+	}
+	if baseline.Corpus.Transcripts != current.Corpus.Transcripts || baseline.Corpus.Lines != current.Corpus.Lines {
+		g.Notes = append(g.Notes, fmt.Sprintf("the corpus differs: %d transcripts / %d lines in the baseline, %d / %d now",
+			baseline.Corpus.Transcripts, baseline.Corpus.Lines, current.Corpus.Transcripts, current.Corpus.Lines))
+	}
+	for _, b := range baseline.Anchors {
+		if c := ruleSet(current, b.Name); c != nil && c.Hash != b.Hash {
+			g.Notes = append(g.Notes, fmt.Sprintf("rule set %s changed (source hash %s → %s)", b.Name, b.Hash, c.Hash))
+		}
+	}
+	return g
+}
+
+func orderedStrategies(m Strategies) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range compaction.Specs() {
+		if m[s.ID] != nil {
+			out = append(out, s.ID)
+			seen[s.ID] = true
+		}
+	}
+	var rest []string
+	for id := range m {
+		if !seen[id] {
+			rest = append(rest, id)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}
+
+func strategyFigure(st *StrategyStats, name string) *float64 {
+	count := func(n int64) *float64 { v := float64(n); return &v }
+	switch name {
+	case "need_recall":
+		return st.NeedRecall
+	case "median_compression":
+		return st.MedianCompression
+	case "low_compression_share":
+		return st.LowCompressionShare
+	case "intent_kept_share":
+		return st.IntentKeptShare
+	case "synthetic_anchor_rate":
+		return st.SyntheticAnchorRate
+	case "cost_ratio":
+		return st.CostRatio
+	case "orphan_results":
+		return count(st.OrphanResults)
+	case "dangling_calls":
+		return count(st.DanglingCalls)
+	case "overflows":
+		return count(st.Overflows)
+	}
+	return nil
+}
+
+// rulerNames lists a summary's measured rulers in tokens.Names order.
+func rulerNames(s *Summary) []string {
+	var out []string
+	if s.Rulers == nil {
+		return nil
+	}
+	for _, n := range tokens.Names() {
+		if s.Rulers.Measured[n] != nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func rulerMedian(s *Summary, name string) *float64 {
+	if s.Rulers == nil || s.Rulers.Measured[name] == nil {
+		return nil
+	}
+	v := s.Rulers.Measured[name].Calls.Median
+	if math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+func ruleSet(s *Summary, name string) *RuleSetSummary {
+	for i := range s.Anchors {
+		if s.Anchors[i].Name == name {
+			return &s.Anchors[i]
+		}
+	}
+	return nil
+}
+
+func f1(ls *LabelScores) *float64 {
+	if ls == nil {
+		return nil
+	}
+	return ls.F1
+}
+
+// WriteGateMarkdown writes the verdict as GitHub Markdown: a headline, the
+// runs compared, one table row per figure with ✓ or ✗, and the notes.
+func WriteGateMarkdown(w io.Writer, g *GateResult, baselineName, currentName string, baseline, current *Summary) error {
+	var b bytes.Buffer
+	if n := g.Failures(); n > 0 {
+		fmt.Fprintf(&b, "## compactbench gate: ✗ %d of %d figures regressed\n\n", n, len(g.Checks))
+		var failed []string
+		for _, c := range g.Checks {
+			if c.Pass {
+				continue
+			}
+			what := c.Figure.Name
+			if c.Of != "" {
+				what += " of " + c.Of
+			}
+			if wv := c.Worsening(); wv != nil {
+				what += " (" + signed(*c.Current-*c.Baseline, c.Figure.Count) + ")"
+			} else {
+				what += " (" + c.Note + ")"
+			}
+			failed = append(failed, what)
+		}
+		b.WriteString("Regressed: " + strings.Join(failed, "; ") + ".\n\n")
+	} else {
+		fmt.Fprintf(&b, "## compactbench gate: ✓ no regression in %d figures\n\n", len(g.Checks))
+	}
+	fmt.Fprintf(&b, "Baseline `%s` (%s, config %s); current `%s` (%s, config %s).\n\n",
+		baselineName, versionOf(baseline), baseline.Meta.ConfigHash, currentName, versionOf(current), current.Meta.ConfigHash)
+	var rows [][]string
+	for _, c := range g.Checks {
+		mark := "✓"
+		if !c.Pass {
+			mark = "✗"
+		}
+		allowed := "-"
+		if !c.Missing {
+			word := "rise"
+			if c.Figure.HigherBetter {
+				word = "drop"
+			}
+			if c.Allowed == 0 {
+				allowed = "no " + word
+			} else {
+				allowed = word + " ≤ " + FormatFloat(c.Allowed)
+			}
+		}
+		change := c.Note
+		if wv := c.Worsening(); wv != nil {
+			change = signed(*c.Current-*c.Baseline, c.Figure.Count)
+		}
+		rows = append(rows, []string{mark, c.Figure.Name, c.Of, gateValue(c.Baseline, c.Figure.Count), gateValue(c.Current, c.Figure.Count), change, allowed})
+	}
+	bb := &strings.Builder{}
+	mdTable(bb, []string{"", "figure", "of", "baseline", "current", "change", "allowed"}, rows, "cllrrrl")
+	b.WriteString(bb.String())
+	if len(g.Notes) > 0 {
+		b.WriteString("\nNotes:\n\n")
+		for _, n := range g.Notes {
+			b.WriteString("- " + n + "\n")
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func versionOf(s *Summary) string { return strings.TrimSpace(s.Meta.Tool + " " + s.Meta.Version) }
+
+func gateValue(v *float64, count bool) string {
+	if v == nil {
+		return "-"
+	}
+	if count {
+		return strconv.FormatFloat(*v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(*v, 'f', 4, 64)
+}
+
+func signed(v float64, count bool) string {
+	prec := 4
+	if count {
+		prec = 0
+	}
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if v > 0 || (v == 0 && !strings.HasPrefix(s, "-")) {
+		s = "+" + s
+	}
+	if strings.Trim(s, "+-0.") == "" {
+		return "0"
+	}
+	return s
+}
