@@ -288,6 +288,24 @@ func rulerFlags(cfg *analysis.Config, rulers, metric, calibration, overhead stri
 // compactionFlags builds the strategies configuration: the --config file
 // (or the defaults), then --mode, --window, --strategies and each --set.
 func compactionFlags(c *cli.Context) (*compaction.Config, error) {
+	cfg, err := compactionBase(c)
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range c.StringSlice("set") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, usageErr("--set %s: want STRATEGY.PARAM=VALUE", kv)
+		}
+		if err := cfg.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
+			return nil, usageErr("--set: %v", err)
+		}
+	}
+	return cfg, nil
+}
+
+// compactionBase is compactionFlags without --set (tune sweeps it).
+func compactionBase(c *cli.Context) (*compaction.Config, error) {
 	cfg := compaction.DefaultConfig()
 	if path := c.String("config"); path != "" {
 		data, err := os.ReadFile(path)
@@ -317,15 +335,6 @@ func compactionFlags(c *cli.Context) (*compaction.Config, error) {
 				return nil, usageErr("--strategies: %v", err)
 			}
 			cfg.Strategies = append(cfg.Strategies, id)
-		}
-	}
-	for _, kv := range c.StringSlice("set") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, usageErr("--set %s: want STRATEGY.PARAM=VALUE", kv)
-		}
-		if err := cfg.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
-			return nil, usageErr("--set: %v", err)
 		}
 	}
 	return cfg, nil

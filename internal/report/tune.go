@@ -1,0 +1,212 @@
+package report
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/compactbench/compactbench/internal/analysis"
+	"github.com/compactbench/compactbench/internal/compaction"
+)
+
+// NewSummary starts an aggregate without files (tune keeps one per
+// setting); Add and Finish are what the Writer does with it.
+func NewSummary(m Meta) *Summary {
+	s := newSummary(m)
+	return &s
+}
+
+// Add aggregates one result.
+func (s *Summary) Add(r *analysis.Result) { s.add(r) }
+
+// Finish computes the aggregates that need every result.
+func (s *Summary) Finish() { s.finish() }
+
+// TuneRow is a row of the tune table: one setting of the swept parameters
+// and one strategy (or one rule set no strategy uses). Anchor figures are
+// the strategy's rule set's; precision, recall and F1 are against the
+// labels named in labels (gold when the corpus has gold labels for the set,
+// else evidence).
+type TuneRow struct {
+	Setting int64 `parquet:"setting" json:"setting"`
+	// Params is the setting: "anchors.threshold=0.8 mask.keep=5".
+	Params   string `parquet:"params" json:"params"`
+	Strategy string `parquet:"strategy" json:"strategy"`
+	RuleSet  string `parquet:"rule_set" json:"rule_set"`
+	// Threshold is the rule set's confidence threshold in this setting.
+	Threshold         *float64 `parquet:"threshold,optional" json:"threshold"`
+	Compactions       int64    `parquet:"compactions" json:"compactions"`
+	Overflows         int64    `parquet:"overflows" json:"overflows"`
+	InvalidContexts   int64    `parquet:"invalid_contexts" json:"invalid_contexts"`
+	MedianCompression *float64 `parquet:"median_compression,optional" json:"median_compression"`
+	NeedRecall        *float64 `parquet:"need_recall,optional" json:"need_recall"`
+	CostRatio         *float64 `parquet:"cost_ratio,optional" json:"cost_ratio"`
+	// SyntheticAnchorRate is the share of the strategy's anchored events
+	// that used the synthetic fallback; SetSyntheticRate the share of
+	// transcripts the rule set gave the fallback.
+	SyntheticAnchorRate *float64 `parquet:"synthetic_anchor_rate,optional" json:"synthetic_anchor_rate"`
+	SetSyntheticRate    *float64 `parquet:"set_synthetic_rate,optional" json:"set_synthetic_rate"`
+	Anchors             *int64   `parquet:"anchors,optional" json:"anchors"`
+	Labels              string   `parquet:"labels" json:"labels"`
+	Precision           *float64 `parquet:"precision,optional" json:"precision"`
+	Recall              *float64 `parquet:"recall,optional" json:"recall"`
+	F1                  *float64 `parquet:"f1,optional" json:"f1"`
+	// Pareto marks the settings no other setting of the same strategy (or
+	// rule set) beats on F1, median compression and need recall together.
+	Pareto bool `parquet:"pareto" json:"pareto"`
+}
+
+// TuneRows turns one setting's aggregate into rows: one per strategy run,
+// in compaction.Specs order, then one per rule set no strategy named.
+// rulesOf gives the rule set each strategy uses ("" for none).
+func TuneRows(setting int, params string, s *Summary, rulesOf map[string]string) []TuneRow {
+	var rows []TuneRow
+	used := map[string]bool{}
+	for _, spec := range compaction.Specs() {
+		st := s.Strategies[spec.ID]
+		if st == nil {
+			continue
+		}
+		r := TuneRow{Setting: int64(setting), Params: params, Strategy: spec.ID, Compactions: st.Compactions,
+			Overflows: st.Overflows, InvalidContexts: st.OrphanResults + st.DanglingCalls,
+			MedianCompression: st.MedianCompression, NeedRecall: st.NeedRecall, CostRatio: st.CostRatio,
+			SyntheticAnchorRate: st.SyntheticAnchorRate}
+		if name := rulesOf[spec.ID]; name != "" {
+			used[name] = true
+			if rs := ruleSet(s, name); rs != nil {
+				fillAnchors(&r, rs)
+			} else {
+				r.RuleSet = name
+			}
+		}
+		rows = append(rows, r)
+	}
+	for i := range s.Anchors {
+		if rs := &s.Anchors[i]; !used[rs.Name] {
+			r := TuneRow{Setting: int64(setting), Params: params}
+			fillAnchors(&r, rs)
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+func fillAnchors(r *TuneRow, rs *RuleSetSummary) {
+	r.RuleSet = rs.Name
+	r.Threshold = f64p(rs.Threshold)
+	r.SetSyntheticRate = rs.SyntheticRate
+	n := rs.Anchors
+	r.Anchors = &n
+	ls := rs.Gold
+	r.Labels = "gold"
+	if ls == nil || ls.LabelledTurns == 0 {
+		ls, r.Labels = rs.Evidence, "evidence"
+	}
+	if ls == nil {
+		r.Labels = ""
+		return
+	}
+	r.Precision, r.Recall, r.F1 = ls.Precision, ls.Recall, ls.F1
+}
+
+func f64p(v float64) *float64 { return &v }
+
+// tuneGroup is what the Pareto front is computed within.
+func tuneGroup(r *TuneRow) string {
+	if r.Strategy != "" {
+		return "s:" + r.Strategy
+	}
+	return "r:" + r.RuleSet
+}
+
+// MarkPareto sets Pareto on the rows of each group (a strategy, or a rule
+// set without one) that no other row of the group dominates: at least as
+// good on F1, median compression and need recall, and better on one. A
+// missing figure counts as worse than any value.
+func MarkPareto(rows []TuneRow) {
+	obj := func(r *TuneRow) [3]float64 {
+		v := func(p *float64) float64 {
+			if p == nil {
+				return -1e308
+			}
+			return *p
+		}
+		return [3]float64{v(r.F1), v(r.MedianCompression), v(r.NeedRecall)}
+	}
+	for i := range rows {
+		a := obj(&rows[i])
+		rows[i].Pareto = true
+		for j := range rows {
+			if i == j || tuneGroup(&rows[i]) != tuneGroup(&rows[j]) {
+				continue
+			}
+			b := obj(&rows[j])
+			geq, gt := true, false
+			for k := range a {
+				geq = geq && b[k] >= a[k]
+				gt = gt || b[k] > a[k]
+			}
+			if geq && gt {
+				rows[i].Pareto = false
+				break
+			}
+		}
+	}
+}
+
+// SortTune orders rows by group (strategies in Specs order, then rule
+// sets as they came) and setting, so each strategy's sweep reads down.
+func SortTune(rows []TuneRow) []TuneRow {
+	var order []string
+	seen := map[string]bool{}
+	for i := range rows {
+		if g := tuneGroup(&rows[i]); !seen[g] {
+			seen[g] = true
+			order = append(order, g)
+		}
+	}
+	out := make([]TuneRow, 0, len(rows))
+	for _, g := range order {
+		for i := range rows {
+			if tuneGroup(&rows[i]) == g {
+				out = append(out, rows[i])
+			}
+		}
+	}
+	return out
+}
+
+// TuneTable renders the tune rows for the terminal.
+func TuneTable(w io.Writer, rows []TuneRow) error {
+	header := []string{"setting", "strategy", "rule set", "thr", "labels", "P", "R", "F1", "synthetic (set)", "synthetic (events)",
+		"compactions", "median compression", "need recall", "invalid", "overflows", "front"}
+	var out [][]string
+	for i := range rows {
+		r := &rows[i]
+		thr := "-"
+		if r.Threshold != nil {
+			thr = FormatFloat(*r.Threshold)
+		}
+		strategy, comp := r.Strategy, itoa(r.Compactions)
+		if strategy == "" {
+			strategy, comp = "(rule set only)", "-"
+		}
+		front := ""
+		if r.Pareto {
+			front = "*"
+		}
+		params := r.Params
+		if params == "" {
+			params = strconv.FormatInt(r.Setting, 10)
+		}
+		out = append(out, []string{params, strategy, dash(r.RuleSet), thr, dash(r.Labels), ratio(r.Precision), ratio(r.Recall),
+			ratio(r.F1), pct(r.SetSyntheticRate), pct(r.SyntheticAnchorRate), comp, pct(r.MedianCompression), pct(r.NeedRecall), itoa(r.InvalidContexts), itoa(r.Overflows), front})
+	}
+	return RenderLeft(w, header, out, 0)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
