@@ -38,11 +38,10 @@ func (b *tb) result(ok bool, out string) *tb {
 // run adds a call and its result.
 func (b *tb) run(name, arg string, ok bool, out string) *tb { return b.call(name, arg).result(ok, out) }
 
-func (b *tb) say(resp string) *tb   { b.t.AssistantResponse = resp; return b }
-func (b *tb) prevErr() *tb          { b.t.PreviousError = true; return b }
-func (b *tb) at(ts string) *tb      { b.t.Timestamp = ts; return b }
-func (b *tb) done() transcript.Turn { return b.t }
-func one(b *tb) []transcript.Turn   { return []transcript.Turn{b.t} }
+func (b *tb) say(resp string) *tb { b.t.AssistantResponse = resp; return b }
+func (b *tb) prevErr() *tb        { b.t.PreviousError = true; return b }
+func (b *tb) at(ts string) *tb    { b.t.Timestamp = ts; return b }
+func one(b *tb) []transcript.Turn { return []transcript.Turn{b.t} }
 func turns(bs ...*tb) []transcript.Turn {
 	out := make([]transcript.Turn, len(bs))
 	for i, b := range bs {

@@ -1,7 +1,6 @@
 package compaction
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -559,14 +558,4 @@ func FactsByKind(facts []Fact) [numFactKinds]int {
 		n[f.Kind]++
 	}
 	return n
-}
-
-// sortFacts orders facts for stable output.
-func sortFacts(f []Fact) {
-	sort.Slice(f, func(i, j int) bool {
-		if f[i].Kind != f[j].Kind {
-			return f[i].Kind < f[j].Kind
-		}
-		return f[i].Text < f[j].Text
-	})
 }

@@ -449,11 +449,6 @@ func pathBase(f Fact) string {
 	return base
 }
 
-// itemKey identifies a context item across a compaction.
-type itemKey struct{ orig, id int }
-
-func keyOf(it *Item) itemKey { return itemKey{it.Orig, it.id} }
-
 func b2i(b bool) int {
 	if b {
 		return 1
