@@ -133,7 +133,6 @@ func (codex) Read(src *Source, emit func(*transcript.Transcript) error) error {
 	lineNo, rerr := eachLine(src.R, c.line)
 	c.flush()
 	t := c.b.t
-	t.Stats.Lines = lineNo
 	if rerr != nil {
 		c.b.problem(lineNo, "%s", rerr.Error())
 	}
@@ -143,9 +142,11 @@ func (codex) Read(src *Source, emit func(*transcript.Transcript) error) error {
 	return emit(c.b.finish())
 }
 
-// line handles one input line.
+// line handles one input line: a record, counted as parsed, ignored or
+// bad where that is decided.
 func (c *codexFile) line(n int, line []byte, final bool) {
 	b := c.b
+	b.record()
 	if len(bytes.TrimSpace(line)) == 0 {
 		b.t.Stats.Ignore("(blank)")
 		return
@@ -174,6 +175,7 @@ func (c *codexFile) line(n int, line []byte, final bool) {
 		case n == 1 && typ == "" && v.Exists("id"):
 			c.legacy = true
 			c.session(v)
+			b.parsed()
 		case codexItemTypes[typ] || (c.legacy && typ != ""):
 			c.item(n, v, ts)
 		case typ == "":
@@ -190,20 +192,24 @@ func (c *codexFile) line(n int, line []byte, final bool) {
 	switch typ {
 	case "session_meta":
 		c.session(pl)
+		b.parsed()
 	case "turn_context":
 		if m := str(pl, "model"); m != "" {
 			c.model = m
 		}
+		b.parsed()
 	case "response_item":
 		c.item(n, pl, ts)
 	case "event_msg":
 		et := str(pl, "type")
 		if et == "token_count" && c.tokenCount(pl) {
+			b.parsed()
 			return
 		}
 		b.t.Stats.Ignore("event_msg:" + et)
 	case "compacted":
 		c.compacted(n, pl)
+		b.parsed()
 	case "":
 		b.bad(n, `record has no "type"`)
 	default:
@@ -241,7 +247,7 @@ var codexMetaPrefixes = []string{
 	"<turn_aborted>", "<user_shell_command>", "<skill>",
 }
 
-// item handles one response item.
+// item handles one response item and counts its record.
 func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 	b := c.b
 	switch typ := str(it, "type"); typ {
@@ -264,6 +270,7 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 		if role == "assistant" {
 			m := c.assistant(n, ts)
 			m.Blocks = append(m.Blocks, blocks...)
+			b.parsed()
 			return
 		}
 		c.flush()
@@ -278,6 +285,8 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 			return
 		}
 		b.add(m)
+		b.parsed()
+		return
 	case "reasoning":
 		var parts []string
 		for _, key := range []string{"summary", "content"} {
@@ -328,7 +337,9 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 		b.add(transcript.Message{Role: transcript.RoleTool, Blocks: []transcript.Block{bl}, Timestamp: ts, Line: n})
 	default:
 		b.t.Stats.Ignore("response_item:" + typ)
+		return
 	}
+	b.parsed() // the item kinds read above
 }
 
 // codexMeta reports whether every text of a user message is one Codex wrote.
