@@ -38,15 +38,17 @@ func init() { Register(claudeAI{}) }
 //     messages at each result); token_budget and flag blocks are not model
 //     text and are skipped; an unknown block type is reported, and kept as
 //     text when it has a "text" field. A message whose content yields nothing
-//     falls back to its flat "text" field.
+//     falls back to its flat "text" field; with nothing there either, it is
+//     ignored as "empty message" (it still links the tree).
 //   - attachments (pasted or uploaded text, with extracted_content) become an
 //     injected message after the prompt; files (images, PDFs) become image
 //     blocks without data.
 //   - exports carry no usage: Usage stays nil and rulers estimate.
 //
-// Problems inside a conversation carry the line where the conversation
-// starts and name it by index and byte offset, since one line may hold the
-// whole export.
+// Messages and problems carry the line where their chat message starts
+// (problems about the whole conversation, where it starts); problems also
+// name the conversation by index and byte offset, since one line may hold
+// the whole export.
 type claudeAI struct{}
 
 func (claudeAI) Name() string { return ClaudeAIFormat }

@@ -55,6 +55,10 @@ func init() { Register(codex{}) }
 //     then bare response items and {record_type} lines) is read too.
 //
 // Paths inside the records are kept as written (Windows paths included).
+//
+// Its records are the lines: session_meta, turn_context, the response items
+// above, compacted records and the token_count events that give a call its
+// usage are parsed; other events and unknown types are ignored by type.
 type codex struct{}
 
 func (codex) Name() string { return CodexFormat }

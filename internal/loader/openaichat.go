@@ -52,6 +52,11 @@ func init() { Register(openAIChat{}) }
 //   - reasoning_content / reasoning / thinking strings become thinking
 //     blocks; a "usage" object on a message (OpenAI or Anthropic shape) makes
 //     it a recorded call.
+//
+// Its records are the messages, whatever the layout (a line of JSON lines
+// holds a whole row): each is parsed, ignored ("empty message") or bad, and
+// carries the line where it starts; a row that is not a message list is one
+// bad record. Blank lines between rows are not records.
 type openAIChat struct{}
 
 func (openAIChat) Name() string { return OpenAIChatFormat }

@@ -37,8 +37,9 @@ func init() { Register(sweAgent{}) }
 //   - One file is one transcript, named after the file (the instance id).
 //
 // Its records are the history entries (the steps without a history); a
-// file that holds none it can read is one bad record. Messages and problems
-// carry the line where their entry starts; problems also name its index.
+// file that holds none it can read is one bad record, reported on line 0
+// (the whole file). Messages and problems carry the line where their entry
+// starts; problems also name its index.
 type sweAgent struct{}
 
 func (sweAgent) Name() string { return SWEAgentFormat }
