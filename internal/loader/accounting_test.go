@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -81,6 +82,75 @@ func TestFixtureAccounting(t *testing.T) {
 		}
 		if err := checkAccounting(readOne(t, path), textLines(data)); err != nil {
 			t.Errorf("%s: %v", path, err)
+		}
+	}
+}
+
+func TestElementLines(t *testing.T) {
+	doc := []byte("{\"x\":1,\n\"h\":[\n1,\n\n[2,\n3],4],\n\"h\":[5]}")
+	tests := []struct {
+		data string
+		key  string
+		want []int
+	}{
+		{string(doc), "h", []int{7, 9, 10}}, // the first "h", as fastjson's Get
+		{string(doc), "x", nil},             // not an array
+		{string(doc), "y", nil},             // no such key
+		{"[\n{},\n {}, {}\n]", "", []int{6, 7, 7}},
+		{"[1,", "", nil},
+	}
+	for _, tt := range tests {
+		got := elementLines([]byte(tt.data), 5, tt.key)
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("elementLines(%q, %q) = %v, want %v", tt.data, tt.key, got, tt.want)
+		}
+	}
+}
+
+// TestRecordLinesAndLosses checks, on small documents, that records inside
+// a row or a wrapping object carry their own line, and that only structure
+// problems that lose input are bad records.
+func TestRecordLinesAndLosses(t *testing.T) {
+	event := func(id int) string {
+		return fmt.Sprintf(`{"id":%d,"source":"user","action":"message","args":{"content":"m%d"}}`, id, id)
+	}
+	tests := []struct {
+		name, format, content string
+		want                  tally
+		lines                 []int // of the messages, in order
+		problems              int
+	}{
+		{"wrapped.json", OpenHandsFormat, "{\"history\": [\n" + event(1) + ",\n\n" + event(2) + "\n]}", tally{2, 2, 0, 0}, []int{2, 4}, 0},
+		{"unclosed.json", OpenHandsFormat, "[" + event(1) + ",\n" + event(2), tally{2, 2, 0, 0}, []int{1, 2}, 1},
+		{"cut.json", OpenHandsFormat, "[" + event(1) + ",\n" + `{"id":2,"sou`, tally{2, 1, 0, 1}, []int{1}, 1},
+		{"trailing.json", OpenHandsFormat, "[" + event(1) + "]\nxx", tally{2, 1, 0, 1}, []int{1}, 1},
+		{"rows.json", OpenAIChatFormat, "[\n {\"id\":\"A\",\"messages\":[\n  {\"role\":\"user\",\"content\":\"a\"},\n  {\"role\":\"assistant\",\"content\":\"b\"}]}\n]",
+			tally{2, 2, 0, 0}, []int{3, 4}, 0},
+		{"rows.jsonl", OpenAIChatFormat, "\n{\"messages\":[{\"role\":\"user\",\"content\":\"a\"},{\"role\":\"assistant\",\"content\":null}]}\n",
+			tally{2, 1, 1, 0}, []int{2}, 0},
+		{"conversations.json", ClaudeAIFormat, `[{"uuid":"c","chat_messages":[{"uuid":"m1","sender":"human","text":"hi"},{"uuid":"m2","sender":"assistant","content":[]},{"uuid":"m3","sender":"assistant","text":"yo"}]}]`,
+			tally{3, 2, 1, 0}, []int{1, 1}, 0},
+	}
+	for _, tt := range tests {
+		var got tally
+		var lines []int
+		problems := 0
+		for _, tr := range readString(t, tt.name, tt.content, tt.format) {
+			if err := checkAccounting(tr, textLines([]byte(tt.content))); err != nil {
+				t.Errorf("%s: %v", tt.name, err)
+			}
+			s := tr.Stats
+			got.lines += s.Lines
+			got.parsed += s.ParsedLines
+			got.ignored += s.IgnoredLines
+			got.bad += s.BadLines
+			for _, m := range tr.Messages {
+				lines = append(lines, m.Line)
+			}
+			problems += len(tr.Problems)
+		}
+		if got != tt.want || fmt.Sprint(lines) != fmt.Sprint(tt.lines) || problems != tt.problems {
+			t.Errorf("%s: records %+v, lines %v, %d problems; want %+v, %v, %d", tt.name, got, lines, problems, tt.want, tt.lines, tt.problems)
 		}
 	}
 }
