@@ -1,6 +1,8 @@
 package loader
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,4 +96,50 @@ func corpusFiles(t testing.TB, dir string, exts ...string) []string {
 		t.Fatalf("no %v files under %s", exts, dir)
 	}
 	return out
+}
+
+// textLines counts the text lines of data: its newlines, plus a last line
+// that has none.
+func textLines(data []byte) int {
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// checkAccounting checks what every reader owes every transcript, whatever
+// the unit of its format: each record is exactly one of parsed, ignored or
+// bad (three counts made apart, so the sum can fail), the ignored records
+// add up per type, each bad record is a problem, and every message and
+// compaction points at a line of the file (which has lines text lines).
+func checkAccounting(tr *transcript.Transcript, lines int) error {
+	s := &tr.Stats
+	if s.ParsedLines < 0 || s.IgnoredLines < 0 || s.BadLines < 0 || s.ParsedLines+s.IgnoredLines+s.BadLines != s.Lines {
+		return fmt.Errorf("%s: parsed %d + ignored %d + bad %d != lines %d", tr.ID, s.ParsedLines, s.IgnoredLines, s.BadLines, s.Lines)
+	}
+	byType := 0
+	for _, n := range s.IgnoredByType {
+		byType += n
+	}
+	if byType != s.IgnoredLines {
+		return fmt.Errorf("%s: ignored %d, but %d per type (%v)", tr.ID, s.IgnoredLines, byType, s.IgnoredByType)
+	}
+	if len(tr.Problems) < s.BadLines {
+		return fmt.Errorf("%s: %d bad records but %d problems", tr.ID, s.BadLines, len(tr.Problems))
+	}
+	if len(tr.Messages) > 0 && s.ParsedLines == 0 {
+		return fmt.Errorf("%s: %d messages but no parsed record", tr.ID, len(tr.Messages))
+	}
+	for i, m := range tr.Messages {
+		if m.Line < 1 || m.Line > lines {
+			return fmt.Errorf("%s: message %d at line %d, the file has %d", tr.ID, i, m.Line, lines)
+		}
+	}
+	for i, c := range tr.Compactions {
+		if c.Line < 1 || c.Line > lines {
+			return fmt.Errorf("%s: compaction %d at line %d, the file has %d", tr.ID, i, c.Line, lines)
+		}
+	}
+	return nil
 }
