@@ -142,14 +142,6 @@ func (b *builder) oldestOpen(name string) string {
 	return found
 }
 
-// last returns the last message, or nil.
-func (b *builder) last() *transcript.Message {
-	if n := len(b.t.Messages); n > 0 {
-		return &b.t.Messages[n-1]
-	}
-	return nil
-}
-
 // finish fills the stats that follow from the messages: tool calls and
 // errors, recorded API calls (assistant messages with usage), the peak real
 // context, and the model that served most calls (or most assistant messages

@@ -35,41 +35,6 @@ func readString(t testing.TB, name, content, format string) []*transcript.Transc
 	return readPath(t, p, format)
 }
 
-// one reads content and requires exactly one transcript.
-func one(t testing.TB, name, content, format string) *transcript.Transcript {
-	t.Helper()
-	ts := readString(t, name, content, format)
-	if len(ts) != 1 {
-		t.Fatalf("got %d transcripts, want 1", len(ts))
-	}
-	return ts[0]
-}
-
-// realCorpus returns the real corpus folder (../shared/real-corpus from the
-// repository root) or skips the test when it is absent.
-func realCorpus(t testing.TB, sub string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root (go.mod) not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "real-corpus", sub)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real corpus folder %s is absent; skipping", p)
-	}
-	return p
-}
-
 // corpusFiles lists the files under dir whose names end in one of exts.
 func corpusFiles(t testing.TB, dir string, exts ...string) []string {
 	t.Helper()

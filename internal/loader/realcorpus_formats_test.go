@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/compactbench/compactbench/internal/testutil"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
@@ -141,7 +142,7 @@ var readItems = map[string]bool{
 }
 
 func TestRealCorpusCodex(t *testing.T) {
-	dir := realCorpus(t, "codex")
+	dir := testutil.RealCorpus(t, "codex")
 	for _, path := range corpusFiles(t, dir, ".jsonl") {
 		ts := readPath(t, path, "")
 		if len(ts) != 1 || ts[0].Format != CodexFormat {
@@ -330,7 +331,7 @@ func readJSON(t *testing.T, path string, v any) {
 }
 
 func TestRealCorpusSWEAgent(t *testing.T) {
-	dir := realCorpus(t, "swe-agent")
+	dir := testutil.RealCorpus(t, "swe-agent")
 	for _, path := range corpusFiles(t, dir, ".traj") {
 		ts := readPath(t, path, "")
 		if len(ts) != 1 || ts[0].Format != SWEAgentFormat {
@@ -416,7 +417,7 @@ func TestRealCorpusSWEAgent(t *testing.T) {
 }
 
 func TestRealCorpusOpenHands(t *testing.T) {
-	dir := realCorpus(t, "openhands")
+	dir := testutil.RealCorpus(t, "openhands")
 	notCalls := map[string]bool{"message": true, "system": true, "finish": true, "condensation": true,
 		"change_agent_state": true, "null": true, "recall": true, "": true}
 	for _, path := range corpusFiles(t, dir, ".json") {
@@ -506,7 +507,7 @@ func TestRealCorpusOpenHands(t *testing.T) {
 var functionTagRe = regexp.MustCompile(`<function=[^>\s]+>`)
 
 func TestRealCorpusADP(t *testing.T) {
-	dir := realCorpus(t, "adp")
+	dir := testutil.RealCorpus(t, "adp")
 	for _, path := range corpusFiles(t, dir, ".json") {
 		ts := readPath(t, path, "")
 		var rows []obj
@@ -587,7 +588,7 @@ func TestRealCorpusADP(t *testing.T) {
 }
 
 func TestRealCorpusClaudeAISynthetic(t *testing.T) {
-	dir := realCorpus(t, "claude-ai-synthetic")
+	dir := testutil.RealCorpus(t, "claude-ai-synthetic")
 	known := map[string]bool{"text": true, "thinking": true, "redacted_thinking": true, "tool_use": true, "server_tool_use": true,
 		"tool_result": true, "web_search_tool_result": true, "web_fetch_tool_result": true, "image": true, "token_budget": true, "flag": true}
 	for _, path := range corpusFiles(t, dir, ".json") {
@@ -681,7 +682,7 @@ func TestRealCorpusClaudeAISynthetic(t *testing.T) {
 // TestRealCorpusDetection checks that every real file is claimed by the
 // reader of its folder, and the Claude Code files by the Claude Code reader.
 func TestRealCorpusDetection(t *testing.T) {
-	root := realCorpus(t, "")
+	root := testutil.RealCorpus(t)
 	want := map[string]string{
 		"codex": CodexFormat, "swe-agent": SWEAgentFormat, "openhands": OpenHandsFormat, "adp": OpenAIChatFormat,
 		"claude-ai-synthetic": ClaudeAIFormat, "spotter": ClaudeCodeFormat, "m-claude": ClaudeCodeFormat,
