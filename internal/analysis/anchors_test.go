@@ -9,26 +9,9 @@ import (
 
 	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/testutil"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
-
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
-}
 
 // analyzeDir analyses every transcript under dir with the default rule
 // sets, the label files found there, and every evidence kind.
@@ -88,7 +71,7 @@ func tally(rs []*Result) map[string]*anchors.SetCounts {
 // gold labels, checked by hand (see internal/anchors TestSeedExamples for
 // why each anchor is where it is).
 func TestSeedCorpus(t *testing.T) {
-	rs := analyzeDir(t, filepath.Join(repoRoot(t), "corpora", "seeds"))
+	rs := analyzeDir(t, filepath.Join(testutil.RepoRoot(t), "corpora", "seeds"))
 	if len(rs) != 3 {
 		t.Fatalf("%d results", len(rs))
 	}
@@ -209,7 +192,7 @@ func TestRuleRows(t *testing.T) {
 // TestTunedBeatsSeedsOnRealCorpus: on the shared real corpus, against
 // evidence labels, tuned's F1 is strictly above codelet's and fspec's.
 func TestTunedBeatsSeedsOnRealCorpus(t *testing.T) {
-	dir := filepath.Join(repoRoot(t), "..", "shared", "real-corpus")
+	dir := filepath.Join(testutil.RepoRoot(t), "..", "shared", "real-corpus")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("real corpus not available at %s: %v", dir, err)
 	}

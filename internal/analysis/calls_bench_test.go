@@ -1,29 +1,16 @@
 package analysis
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/testutil"
 	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
 func loadRealCorpus(b *testing.B) []*transcript.Transcript {
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			b.Skip("repository root not found")
-		}
-		dir = parent
-	}
-	corpus := filepath.Join(dir, "..", "shared", "real-corpus")
-	in, err := loader.Walk([]string{corpus})
+	in, err := loader.Walk([]string{testutil.RealCorpus(b)})
 	if err != nil {
 		b.Skipf("real corpus not available: %v", err)
 	}

@@ -4,12 +4,13 @@ import (
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/testutil"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
 // corpusTurns loads the turns of every real transcript.
 func corpusTurns(b testing.TB) ([][]transcript.Turn, int64) {
-	dir := realCorpus(b)
+	dir := testutil.RealCorpus(b)
 	in, err := loader.Walk([]string{dir})
 	if err != nil {
 		b.Fatal(err)
@@ -33,13 +34,13 @@ func BenchmarkEvaluateCorpus(b *testing.B) {
 	suite := NewSuite(Defaults()...)
 	b.SetBytes(size)
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu := testutil.CPUTime()
 	for i := 0; i < b.N; i++ {
 		for _, ts := range all {
 			suite.Evaluate(ts)
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(testutil.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // BenchmarkFlowCorpus is one Flow (anchors + PreservationContext) per
@@ -61,7 +62,7 @@ func BenchmarkFlowCorpus(b *testing.B) {
 // BenchmarkLoadCorpus is the loading the two benchmarks above leave out, for
 // scale.
 func BenchmarkLoadCorpus(b *testing.B) {
-	dir := realCorpus(b)
+	dir := testutil.RealCorpus(b)
 	in, err := loader.Walk([]string{dir})
 	if err != nil {
 		b.Fatal(err)

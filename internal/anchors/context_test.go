@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/testutil"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
@@ -137,7 +138,7 @@ func TestWeightedSummary(t *testing.T) {
 // error aside, which the window keeps from the full list), and the suite
 // agrees with single-set evaluation.
 func TestWindowsOnRealCorpus(t *testing.T) {
-	dir := realCorpus(t)
+	dir := testutil.RealCorpus(t)
 	in, err := loader.Walk([]string{dir})
 	if err != nil {
 		t.Fatal(err)

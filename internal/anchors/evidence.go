@@ -66,7 +66,6 @@ func ParseEvidenceKinds(s string) ([]EvidenceKind, error) {
 	case "none", "":
 		return nil, nil
 	}
-	var out []EvidenceKind
 	seen := map[EvidenceKind]bool{}
 	for _, part := range strings.Split(s, ",") {
 		k := EvidenceKind(strings.TrimSpace(part))
@@ -77,10 +76,7 @@ func ParseEvidenceKinds(s string) ([]EvidenceKind, error) {
 			}
 			return nil, fmt.Errorf("unknown evidence kind %q (known: %s, all, none)", part, strings.Join(names, ", "))
 		}
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
-		}
+		seen[k] = true
 	}
 	// Keep the canonical order so the configuration hash does not depend on
 	// how the list was written.

@@ -1,8 +1,6 @@
 package anchors
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -38,11 +36,10 @@ func (b *tb) result(ok bool, out string) *tb {
 // run adds a call and its result.
 func (b *tb) run(name, arg string, ok bool, out string) *tb { return b.call(name, arg).result(ok, out) }
 
-func (b *tb) say(resp string) *tb   { b.t.AssistantResponse = resp; return b }
-func (b *tb) prevErr() *tb          { b.t.PreviousError = true; return b }
-func (b *tb) at(ts string) *tb      { b.t.Timestamp = ts; return b }
-func (b *tb) done() transcript.Turn { return b.t }
-func one(b *tb) []transcript.Turn   { return []transcript.Turn{b.t} }
+func (b *tb) say(resp string) *tb { b.t.AssistantResponse = resp; return b }
+func (b *tb) prevErr() *tb        { b.t.PreviousError = true; return b }
+func (b *tb) at(ts string) *tb    { b.t.Timestamp = ts; return b }
+func one(b *tb) []transcript.Turn { return []transcript.Turn{b.t} }
 func turns(bs ...*tb) []transcript.Turn {
 	out := make([]transcript.Turn, len(bs))
 	for i, b := range bs {
@@ -67,34 +64,4 @@ func withThreshold(t testing.TB, name string, th float64) *RuleSet {
 	t.Helper()
 	s := mustBuiltin(t, name)
 	return &RuleSet{Name: s.Name + "-lowered", Threshold: th, Synthetic: s.Synthetic, Rules: s.Rules, Source: s.Source}
-}
-
-// repoRoot walks up from the working directory to go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
-}
-
-// realCorpus returns ../shared/real-corpus relative to the repository root,
-// skipping the test when it is absent.
-func realCorpus(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join(repoRoot(t), "..", "shared", "real-corpus")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real corpus not available at %s: %v", dir, err)
-	}
-	return dir
 }

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/testutil"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
 // loadSeed reads one of the seed 000 §5 worked examples in corpora/seeds.
 func loadSeed(t *testing.T, name string) *transcript.Transcript {
 	t.Helper()
-	path := filepath.Join(repoRoot(t), "corpora", "seeds", name)
+	path := filepath.Join(testutil.RepoRoot(t), "corpora", "seeds", name)
 	var got *transcript.Transcript
 	err := loader.ReadFile(path, loader.Options{}, func(tr *transcript.Transcript) error {
 		got = tr
@@ -130,7 +131,7 @@ func TestSeedExamples(t *testing.T) {
 // TestSeedLabels: the gold labels of corpora/seeds parse and name the three
 // examples by path.
 func TestSeedLabels(t *testing.T) {
-	dir := filepath.Join(repoRoot(t), "corpora", "seeds")
+	dir := filepath.Join(testutil.RepoRoot(t), "corpora", "seeds")
 	data, err := os.ReadFile(filepath.Join(dir, "labels.jsonl"))
 	if err != nil {
 		t.Fatal(err)

@@ -4,21 +4,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/testutil"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
 // corpus loads the real corpus's Claude Code sessions and subagents, or skips.
 func corpus(tb testing.TB) []*transcript.Transcript {
 	tb.Helper()
-	root := "../../../shared/real-corpus"
-	if _, err := os.Stat(root); err != nil {
-		tb.Skip("real corpus not found at ../shared/real-corpus; skipping")
-	}
+	root := testutil.RealCorpus(tb)
 	var out []*transcript.Transcript
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
@@ -82,13 +79,6 @@ func BenchmarkReplayAll(b *testing.B) {
 	}
 }
 
-// cpuTime is the process's user + system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkStrategiesVsLoading compares, in process CPU time (the machine
 // may be shared, so wall time would mislead), loading the real corpus (read,
 // parse, active path) with replaying all nine strategies and the
@@ -97,7 +87,7 @@ func cpuTime() time.Duration {
 func BenchmarkStrategiesVsLoading(b *testing.B) {
 	corpus(b) // skips without the corpus
 	var paths []string
-	filepath.WalkDir("../../../shared/real-corpus", func(p string, d os.DirEntry, err error) error {
+	filepath.WalkDir(testutil.RealCorpus(b), func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
 			paths = append(paths, p)
 		}
@@ -107,7 +97,7 @@ func BenchmarkStrategiesVsLoading(b *testing.B) {
 	var load, replayModel, replay60k time.Duration
 	for i := 0; i < b.N; i++ {
 		var ts []*transcript.Transcript
-		start := cpuTime()
+		start := testutil.CPUTime()
 		for _, p := range paths {
 			loader.ReadFile(p, loader.Options{}, func(t *transcript.Transcript) error {
 				if t.Format == loader.ClaudeCodeFormat && (t.Kind == transcript.KindSession || t.Kind == transcript.KindSubagent) {
@@ -116,10 +106,10 @@ func BenchmarkStrategiesVsLoading(b *testing.B) {
 				return nil
 			})
 		}
-		loaded := cpuTime()
+		loaded := testutil.CPUTime()
 		load += loaded - start
 		replayAll := func(window int) time.Duration {
-			t0 := cpuTime()
+			t0 := testutil.CPUTime()
 			for _, t := range ts {
 				opt := &Options{Window: window, Metric: metric, Rulers: rulers}
 				sh := NewShared(t)
@@ -129,7 +119,7 @@ func BenchmarkStrategiesVsLoading(b *testing.B) {
 					Replay(sh, spec.ID, spec.New(spec.Params()), opt, ov, base.CostUSD)
 				}
 			}
-			return cpuTime() - t0
+			return testutil.CPUTime() - t0
 		}
 		replayModel += replayAll(0)
 		replay60k += replayAll(60_000)

@@ -178,3 +178,27 @@ func TestPruneProtectsTheNewestOutputs(t *testing.T) {
 		t.Errorf("events %+v context %s", events, shape(sim.Ctx))
 	}
 }
+
+// TestCountKeepsOneTotalPerRuler: Count is asked with a fresh ruler value
+// before every call; it must keep one running total per ruler name, correct
+// after appends and compactions.
+func TestCountKeepsOneTotalPerRuler(t *testing.T) {
+	sim := &Sim{Shared: NewShared(codingSession().transcript()), Metric: ruler(t, "chars4"), lastPrompt: -1}
+	count := func() int {
+		n := 0
+		for _, it := range sim.Ctx {
+			n += ruler(t, "chars4msg").Message(it.Msg)
+		}
+		return n
+	}
+	for _, to := range []int{3, 8, 20} {
+		sim.append(to)
+		if got := sim.Count(ruler(t, "chars4msg")); got != count() {
+			t.Errorf("after %d messages: Count %d, recount %d", to, got, count())
+		}
+	}
+	sim.replace(append([]Item{sim.Synthetic(transcript.RoleUser, "summary text")}, sim.Ctx[10:]...))
+	if got := sim.Count(ruler(t, "chars4msg")); got != count() || len(sim.aux) != 1 {
+		t.Errorf("after a compaction: Count %d, recount %d, %d totals kept", got, count(), len(sim.aux))
+	}
+}

@@ -1,8 +1,6 @@
 package compaction
 
 import (
-	"bytes"
-	"sort"
 	"strings"
 
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -38,7 +36,9 @@ import (
 // command). A constraint stands for the rest of the session, so it is needed
 // whenever the session goes on. A needed fact is kept when the compacted
 // context holds it: a recorded message kept verbatim that contains it, or
-// text the strategy wrote (a summary) containing it as a substring.
+// text the strategy wrote (a summary) that contains it: as the same word
+// for paths, identifiers and URLs (the extractor run on that text finds
+// it), as a substring for error lines, commands and constraints.
 //
 // Matching is case-sensitive and as written, with one leniency: a path is
 // also kept when its file name (with an extension) is held, since a summary
@@ -77,25 +77,46 @@ type Fact struct {
 type FactIndex struct {
 	// PerMsg are the distinct facts extracted from each message.
 	PerMsg [][]Fact
-	// occ lists, per fact, the messages it occurs in (ascending).
-	occ map[Fact][]int32
+	// occ maps a word fact to its list in lists: the messages it occurs
+	// in, ascending.
+	occ   map[Fact]int32
+	lists [][]int32
 	// lines lists, per trimmed line, the messages that have it.
 	lines map[string][]int32
 }
 
 // IndexFacts extracts and indexes the facts of a transcript.
 func IndexFacts(t *transcript.Transcript) *FactIndex {
-	ix := &FactIndex{PerMsg: make([][]Fact, len(t.Messages)), occ: map[Fact][]int32{}, lines: map[string][]int32{}}
+	ix := &FactIndex{PerMsg: make([][]Fact, len(t.Messages)), occ: map[Fact]int32{}, lines: map[string][]int32{}}
 	var ex extractor
+	lineSeen := map[Fact]int32{}
 	for i := range t.Messages {
-		ex.lineFn = func(line string) { ix.lines[line] = appendOnce(ix.lines[line], int32(i)) }
-		facts := ex.message(&t.Messages[i])
-		ix.PerMsg[i] = facts
-		for _, f := range facts {
-			if !f.Kind.isLine() {
-				ix.occ[f] = appendOnce(ix.occ[f], int32(i))
+		mi := int32(i)
+		var per []Fact
+		ex.lineFn = func(line string) { ix.lines[line] = appendOnce(ix.lines[line], mi) }
+		// One lookup per occurrence: a word fact is new to this message
+		// when its list does not end with this message yet.
+		ex.emit = func(f Fact) {
+			if f.Kind.isLine() {
+				if lineSeen[f] != mi+1 {
+					lineSeen[f] = mi + 1
+					per = append(per, f)
+				}
+				return
+			}
+			k, ok := ix.occ[f]
+			if !ok {
+				k = int32(len(ix.lists))
+				ix.occ[f] = k
+				ix.lists = append(ix.lists, nil)
+			}
+			if l := ix.lists[k]; len(l) == 0 || l[len(l)-1] != mi {
+				ix.lists[k] = append(l, mi)
+				per = append(per, f)
 			}
 		}
+		ex.message(&t.Messages[i])
+		ix.PerMsg[i] = per
 	}
 	return ix
 }
@@ -112,7 +133,10 @@ func (ix *FactIndex) occurrences(f Fact) []int32 {
 	if f.Kind.isLine() {
 		return ix.lines[f.Text]
 	}
-	return ix.occ[f]
+	if k, ok := ix.occ[f]; ok {
+		return ix.lists[k]
+	}
+	return nil
 }
 
 // NeededAfter reports whether a fact occurs in a message at index ≥ from.
@@ -149,17 +173,23 @@ func ExtractFacts(m *transcript.Message) []Fact {
 type extractor struct {
 	// seen dedupes facts within a message: a fact is seen when its stamp
 	// equals gen (no clearing between messages).
-	seen  map[Fact]uint32
-	gen   uint32
-	out   []Fact
-	lower []byte // scratch for case folding
+	seen map[Fact]uint32
+	gen  uint32
+	out  []Fact
 	// lineFn, when set, receives every line that can be a line fact
 	// (commands, error-looking lines), for the occurrence index.
 	lineFn func(string)
+	// emit, when set, receives every fact found (repeats included) instead
+	// of the deduplicated out list.
+	emit func(Fact)
 }
 
 func (ex *extractor) add(k FactKind, s string) {
 	f := Fact{k, s}
+	if ex.emit != nil {
+		ex.emit(f)
+		return
+	}
 	if ex.seen[f] != ex.gen {
 		ex.seen[f] = ex.gen
 		ex.out = append(ex.out, f)
@@ -238,24 +268,44 @@ func (ex *extractor) errorLines(text string, failed bool, limit int) {
 	}
 }
 
-var errorWords = []string{"error", "exception", "traceback", "panic", "fatal", "fail"}
-
-// looksLikeError reports whether a line names an error, ignoring ASCII case.
+// looksLikeError reports whether a line names an error (errorWords),
+// ignoring ASCII case, in one pass without copying the line.
 func (ex *extractor) looksLikeError(line string) bool {
-	ex.lower = ex.lower[:0]
 	for i := 0; i < len(line); i++ {
-		c := line[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		ex.lower = append(ex.lower, c)
-	}
-	for _, w := range errorWords {
-		if bytes.Contains(ex.lower, []byte(w)) {
-			return true
+		switch line[i] | 0x20 {
+		case 'e':
+			if hasFold(line[i:], "error") || hasFold(line[i:], "exception") {
+				return true
+			}
+		case 't':
+			if hasFold(line[i:], "traceback") {
+				return true
+			}
+		case 'p':
+			if hasFold(line[i:], "panic") {
+				return true
+			}
+		case 'f':
+			if hasFold(line[i:], "fatal") || hasFold(line[i:], "fail") {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// hasFold reports whether s starts with the lower-case ASCII word w,
+// ignoring case.
+func hasFold(s, w string) bool {
+	if len(s) < len(w) {
+		return false
+	}
+	for j := 1; j < len(w); j++ {
+		if c := s[j]; c != w[j] && c|0x20 != w[j] {
+			return false
+		}
+	}
+	return true
 }
 
 var constraintCues = []string{"don't ", "do not ", "dont ", "never ", "always ", "must ", "make sure ",
@@ -297,26 +347,33 @@ func (ex *extractor) words(text string) {
 			i++
 		}
 		j := i
-		// Only words with a slash, backslash, dot, colon, underscore or an
-		// upper-case letter after a lower-case one can be facts.
-		interesting := false
+		// Only words with a slash, backslash, dot or colon (paths, URLs,
+		// dotted or positioned names) or an underscore or an upper-case
+		// letter after a lower-case one (identifiers) can be facts.
+		pathy, identy := false, false
 		for j < len(text) {
 			c := text[j]
 			if sepTable[c] {
 				break
 			}
 			switch {
-			case c == '/' || c == '\\' || c == '.' || c == ':' || c == '_':
-				interesting = true
+			case c == '/' || c == '\\' || c == '.' || c == ':':
+				pathy = true
+			case c == '_':
+				identy = true
 			case c >= 'A' && c <= 'Z' && j > i && text[j-1] >= 'a' && text[j-1] <= 'z':
-				interesting = true
+				identy = true
 			}
 			j++
 		}
 		// A JSON key ("file_path": ...) is structure, not a fact.
 		key := j+1 < len(text) && text[j] == '"' && text[j+1] == ':'
-		if interesting && !key && j-i >= 3 {
-			ex.word(text[i:j])
+		if (pathy || identy) && !key && j-i >= 3 {
+			if pathy {
+				ex.word(text[i:j])
+			} else {
+				ex.ident(text[i:j])
+			}
 		}
 		i = j
 	}
@@ -362,7 +419,12 @@ func (ex *extractor) word(w string) {
 		ex.add(FactPath, w)
 		return
 	}
-	// identifiers, also inside dotted or slashed words (obj.methodName)
+	ex.ident(w)
+}
+
+// ident adds the identifiers of a word, also inside dotted or slashed words
+// (obj.methodName).
+func (ex *extractor) ident(w string) {
 	for len(w) > 0 {
 		k := 0
 		for k < len(w) && isIdent(w[k]) {
@@ -496,14 +558,4 @@ func FactsByKind(facts []Fact) [numFactKinds]int {
 		n[f.Kind]++
 	}
 	return n
-}
-
-// sortFacts orders facts for stable output.
-func sortFacts(f []Fact) {
-	sort.Slice(f, func(i, j int) bool {
-		if f[i].Kind != f[j].Kind {
-			return f[i].Kind < f[j].Kind
-		}
-		return f[i].Text < f[j].Text
-	})
 }

@@ -351,12 +351,29 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 			add(ex.message(it.Msg))
 		}
 	}
+	// The facts of the text the strategy wrote: word facts (paths,
+	// identifiers, URLs) are looked up; line facts are searched as text.
+	var writtenFacts map[Fact]bool
+	inWritten := func(f Fact) bool {
+		if f.Kind.isLine() {
+			return strings.Contains(text, f.Text)
+		}
+		if writtenFacts == nil {
+			writtenFacts = map[Fact]bool{}
+			var wx extractor
+			for _, wf := range wx.message(&transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: text}}}) {
+				writtenFacts[wf] = true
+			}
+		}
+		return writtenFacts[f]
+	}
 	heldFact := func(f Fact) bool {
-		if s.Facts().heldBy(f, verbatim) || strings.Contains(text, f.Text) {
+		if s.Facts().heldBy(f, verbatim) || inWritten(f) {
 			return true
 		}
 		if base := pathBase(f); base != "" {
-			return s.Facts().heldBy(Fact{FactPath, base}, verbatim) || strings.Contains(text, base)
+			b := Fact{FactPath, base}
+			return s.Facts().heldBy(b, verbatim) || inWritten(b)
 		}
 		return false
 	}
@@ -431,11 +448,6 @@ func pathBase(f Fact) string {
 	}
 	return base
 }
-
-// itemKey identifies a context item across a compaction.
-type itemKey struct{ orig, id int }
-
-func keyOf(it *Item) itemKey { return itemKey{it.Orig, it.id} }
 
 func b2i(b bool) int {
 	if b {

@@ -183,11 +183,11 @@ type auxTotal struct {
 }
 
 // Count is the context's size by another ruler. The first call for a ruler
-// counts the context; later calls read a total kept up to date as the
-// context changes.
+// (by name) counts the context; later calls read a total kept up to date as
+// the context changes.
 func (s *Sim) Count(r Ruler) int {
 	for _, a := range s.aux {
-		if a.r == r {
+		if a.r.Name() == r.Name() {
 			return a.total
 		}
 	}

@@ -106,15 +106,19 @@ func (w *window) Compact(s *Sim) Outcome {
 	kept := s.Ctx[boundary-1:]
 	round := s.Round + 1
 	task := originalTask(s.Ctx)
-	input := func() string { return w.format(compacted) }
-	req := &SummaryRequest{Strategy: "window", Round: round, Prompt: windowPrompt, Input: input, Previous: previous,
-		Deterministic: func() string { return w.summary(compacted, previous, task, round) }}
+	view := w.truncatedView(compacted) // what the seed's summarizer reads
+	req := &SummaryRequest{Strategy: "window", Round: round, Prompt: windowPrompt, Previous: previous,
+		Input:         func() string { return w.format(compacted) },
+		Deterministic: func() string { return w.summary(view, previous, task, round) }}
 	summary := s.summarize(req)
 	ctx := make([]Item, 0, len(kept)+1)
 	ctx = append(ctx, s.Synthetic(transcript.RoleAssistant, summary))
 	ctx = append(ctx, kept...)
-	return Outcome{Ctx: ctx, Action: "compact", Summary: summary,
-		SummarizerInput: s.Metric.Text(input()) + s.Metric.Text(previous) + s.Metric.Text(task)}
+	in := s.Metric.Text(previous) + s.Metric.Text(task)
+	for i := range view {
+		in += s.Metric.Message(view[i].Msg)
+	}
+	return Outcome{Ctx: ctx, Action: "compact", Summary: summary, SummarizerInput: in}
 }
 
 const windowPrompt = "You are summarizing a coding agent's conversation history. " +
@@ -192,11 +196,12 @@ func (w *window) truncatedView(items []Item) []Item {
 	return out
 }
 
-// summary writes seed 004's summary template from the compacted messages,
-// merging the previous round's summary (the seed's prompt asks the model to
-// integrate it, not duplicate it).
+// summary writes seed 004's summary template from the compacted messages as
+// its summarizer reads them (truncatedView), merging the previous round's
+// summary (the seed's prompt asks the model to integrate it, not duplicate
+// it).
 func (w *window) summary(items []Item, previous, task string, round int) string {
-	sp := gather(w.truncatedView(items))
+	sp := gather(items)
 	prev := parseSections(previous)
 
 	var b strings.Builder

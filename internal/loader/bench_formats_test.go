@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/compactbench/compactbench/internal/testutil"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
@@ -224,7 +225,7 @@ func BenchmarkClaudeAIExport500MB(b *testing.B) {
 func BenchmarkReadRealFormats(b *testing.B) {
 	for _, dir := range []string{"codex", "swe-agent", "openhands", "adp", "claude-ai-synthetic"} {
 		b.Run(dir, func(b *testing.B) {
-			files := corpusFiles(b, realCorpus(b, dir), ".json", ".jsonl", ".traj")
+			files := corpusFiles(b, testutil.RealCorpus(b, dir), ".json", ".jsonl", ".traj")
 			var size int64
 			for _, f := range files {
 				info, _ := os.Stat(f)

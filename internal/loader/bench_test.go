@@ -4,11 +4,13 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/compactbench/compactbench/internal/testutil"
 )
 
 // claudeCodeCorpus loads every Claude Code file of the real corpus into memory.
 func claudeCodeCorpus(b *testing.B) (paths []string, data [][]byte, total int64) {
-	for _, p := range corpusFiles(b, realCorpus(b, ""), ".jsonl") {
+	for _, p := range corpusFiles(b, testutil.RealCorpus(b), ".jsonl") {
 		if strings.Contains(p, "codex") {
 			continue
 		}

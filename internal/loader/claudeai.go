@@ -38,15 +38,17 @@ func init() { Register(claudeAI{}) }
 //     messages at each result); token_budget and flag blocks are not model
 //     text and are skipped; an unknown block type is reported, and kept as
 //     text when it has a "text" field. A message whose content yields nothing
-//     falls back to its flat "text" field.
+//     falls back to its flat "text" field; with nothing there either, it is
+//     ignored as "empty message" (it still links the tree).
 //   - attachments (pasted or uploaded text, with extracted_content) become an
 //     injected message after the prompt; files (images, PDFs) become image
 //     blocks without data.
 //   - exports carry no usage: Usage stays nil and rulers estimate.
 //
-// Problems inside a conversation carry the line where the conversation
-// starts and name it by index and byte offset, since one line may hold the
-// whole export.
+// Messages and problems carry the line where their chat message starts
+// (problems about the whole conversation, where it starts); problems also
+// name the conversation by index and byte offset, since one line may hold
+// the whole export.
 type claudeAI struct{}
 
 func (claudeAI) Name() string { return ClaudeAIFormat }
@@ -100,7 +102,10 @@ func emitFileProblems(path, format, st string, n int, problems []scanProblem, id
 	t := &transcript.Transcript{ID: ids.get(st + "#file"), Path: path, Format: format, Kind: transcript.KindSession}
 	for _, sp := range problems {
 		t.Problems = append(t.Problems, transcript.Problem{Line: sp.Line, Reason: sp.Reason})
-		t.Stats.BadLines++
+		if sp.Lost {
+			t.Stats.Lines++ // the skipped input is one bad record
+			t.Stats.BadLines++
+		}
 	}
 	if n == 0 && len(problems) == 0 {
 		t.Problems = append(t.Problems, transcript.Problem{Line: 0, Reason: "no " + what + " in the file"})
@@ -114,6 +119,7 @@ const claudeRootParent = "00000000-0000-4000-8000-000000000000"
 // caMessage is one chat_messages entry, converted as it is read.
 type caMessage struct {
 	uuid, parent, created string
+	line                  int // where the entry starts in the file
 	hasParent             bool
 	role                  transcript.Role
 	skip                  bool // unknown sender: reported, not added
@@ -125,13 +131,17 @@ type caMessage struct {
 // object is split into its members first and chat_messages parsed one
 // message at a time, so a 40 MB conversation costs about its text once
 // more, not a parse tree several times its size.
+//
+// Its records are the chat_messages entries. A conversation whose entries
+// cannot be told apart (malformed, not an object, no chat_messages array) is
+// one bad record, and so is the rest of an array that stops splitting.
 func readConversation(p *fastjson.Parser, path, st string, v *jsonValue, ids uniqueIDs) *transcript.Transcript {
 	b := newBuilder(path, ClaudeAIFormat)
-	b.t.Stats.Lines = v.EndLine - v.Line + 1
 	where := fmt.Sprintf("conversation %d (byte %d)", v.Index, v.Offset)
 	b.t.ID = ids.get(fmt.Sprintf("%s#%d", st, v.Index)) // replaced below when the uuid is known
 	fields, err := splitObject(v.Data)
 	if err != nil {
+		b.record()
 		// Let the parser name the fault (malformed JSON, not an object).
 		if c := parseOne(p, b, v.Data, v.Line, where); c != nil {
 			b.bad(v.Line, "%s: %v", where, err)
@@ -139,11 +149,12 @@ func readConversation(p *fastjson.Parser, path, st string, v *jsonValue, ids uni
 		return b.finish()
 	}
 	var chat []byte
+	chatOff := 0
 	hasChat := false
 	skel := []byte{'{'}
 	for _, f := range fields {
 		if f.Key == "chat_messages" {
-			chat, hasChat = f.Value, true
+			chat, chatOff, hasChat = f.Value, f.Offset, true
 			continue
 		}
 		if len(skel) > 1 {
@@ -154,6 +165,7 @@ func readConversation(p *fastjson.Parser, path, st string, v *jsonValue, ids uni
 	}
 	c := parseOne(p, b, append(skel, '}'), v.Line, where)
 	if c == nil {
+		b.record()
 		return b.finish()
 	}
 	if uuid := str(c, "uuid"); uuid != "" {
@@ -166,33 +178,48 @@ func readConversation(p *fastjson.Parser, path, st string, v *jsonValue, ids uni
 
 	switch {
 	case !hasChat:
+		b.record()
 		b.bad(v.Line, `%s has no "chat_messages"`, where)
 		return b.finish()
 	case string(chat) == "null":
 		return b.finish()
 	case chat[0] != '[':
+		b.record()
 		b.bad(v.Line, `%s: "chat_messages" is a %s, want an array`, where, jsonKind(chat))
 		return b.finish()
 	}
 	var msgs []caMessage
 	tree := false
-	err = splitArray(chat, func(i int, elem []byte) {
+	lines := newLineIndex(v.Data, v.Line)
+	end := 0 // offset in chat after the last element split
+	err = splitArray(chat, func(i, off int, elem []byte) {
+		b.record()
+		end = off + len(elem)
+		line := lines.at(chatOff + off)
 		mwhere := fmt.Sprintf("%s, chat_messages[%d]", where, i)
 		it, err := p.ParseBytes(elem)
 		if err != nil {
-			b.bad(v.Line, "%s: malformed JSON: %s", mwhere, shortErr(err))
+			b.bad(line, "%s: malformed JSON: %s", mwhere, shortErr(err))
 			return
 		}
 		if it.Type() != fastjson.TypeObject {
-			b.bad(v.Line, "%s is a %s, want an object", mwhere, it.Type())
+			b.bad(line, "%s is a %s, want an object", mwhere, it.Type())
 			return
 		}
-		m := readChatMessage(b, it, v.Line, where)
+		m := readChatMessage(b, it, line, where)
+		switch {
+		case m.skip: // counted bad
+		case len(m.blocks) == 0 && len(m.attach) == 0:
+			b.t.Stats.Ignore("empty message")
+		default:
+			b.parsed()
+		}
 		tree = tree || m.hasParent
 		msgs = append(msgs, m)
 	})
 	if err != nil {
-		b.bad(v.Line, "%s, chat_messages: %v", where, err)
+		b.record() // the rest of the array
+		b.bad(lines.at(chatOff+end), "%s, chat_messages: %v", where, err)
 	}
 	v.Data = nil
 	order := make([]int, len(msgs))
@@ -200,7 +227,7 @@ func readConversation(p *fastjson.Parser, path, st string, v *jsonValue, ids uni
 		order[i] = i
 	}
 	if tree {
-		order = activeBranch(b, msgs, leafUUID, v.Line, where)
+		order = activeBranch(b, msgs, leafUUID, where)
 	}
 	for _, i := range order {
 		addChatMessage(b, &msgs[i])
@@ -225,14 +252,14 @@ func jsonKind(data []byte) string {
 
 // activeBranch returns the indices of the messages on the active branch,
 // root first.
-func activeBranch(b *builder, msgs []caMessage, leafUUID string, line int, where string) []int {
+func activeBranch(b *builder, msgs []caMessage, leafUUID string, where string) []int {
 	index := make(map[string]int, len(msgs))
 	for i := range msgs {
 		if msgs[i].uuid == "" {
 			continue
 		}
 		if _, dup := index[msgs[i].uuid]; dup {
-			b.problem(line, "%s: message uuid %s appears twice; the later one is used", where, msgs[i].uuid)
+			b.problem(msgs[i].line, "%s: message uuid %s appears twice; the later one is used", where, msgs[i].uuid)
 		}
 		index[msgs[i].uuid] = i
 	}
@@ -264,7 +291,7 @@ func activeBranch(b *builder, msgs []caMessage, leafUUID string, line int, where
 	var path []int
 	for cur := leaf; cur >= 0; {
 		if in[cur] {
-			b.problem(line, "%s: cycle in parent_message_uuid links at message %s; the conversation starts after it", where, msgs[cur].uuid)
+			b.problem(msgs[cur].line, "%s: cycle in parent_message_uuid links at message %s; the conversation starts after it", where, msgs[cur].uuid)
 			break
 		}
 		in[cur] = true
@@ -283,9 +310,9 @@ func activeBranch(b *builder, msgs []caMessage, leafUUID string, line int, where
 				}
 			}
 			if next >= 0 {
-				b.problem(line, "%s: parent_message_uuid %s of message %s is not in the conversation; linked to the message before it (%s)", where, parent, msgs[cur].uuid, msgs[next].uuid)
+				b.problem(msgs[cur].line, "%s: parent_message_uuid %s of message %s is not in the conversation; linked to the message before it (%s)", where, parent, msgs[cur].uuid, msgs[next].uuid)
 			} else {
-				b.problem(line, "%s: parent_message_uuid %s of message %s is not in the conversation; the conversation starts there", where, parent, msgs[cur].uuid)
+				b.problem(msgs[cur].line, "%s: parent_message_uuid %s of message %s is not in the conversation; the conversation starts there", where, parent, msgs[cur].uuid)
 			}
 		}
 		cur = next
@@ -298,7 +325,7 @@ func activeBranch(b *builder, msgs []caMessage, leafUUID string, line int, where
 
 // readChatMessage converts one chat_messages entry.
 func readChatMessage(b *builder, v *fastjson.Value, line int, where string) caMessage {
-	m := caMessage{uuid: str(v, "uuid"), created: str(v, "created_at")}
+	m := caMessage{uuid: str(v, "uuid"), created: str(v, "created_at"), line: line}
 	if pv := v.Get("parent_message_uuid"); pv != nil && pv.Type() == fastjson.TypeString {
 		m.parent, m.hasParent = string(pv.GetStringBytes()), true
 	}
@@ -351,7 +378,7 @@ func addChatMessage(b *builder, m *caMessage) {
 	if m.skip {
 		return
 	}
-	base := transcript.Message{UUID: m.uuid, Timestamp: m.created}
+	base := transcript.Message{UUID: m.uuid, Timestamp: m.created, Line: m.line}
 	if m.role == transcript.RoleUser {
 		// Tool results in a human message (not seen in exports) make it a
 		// tool message, like Claude Code's.

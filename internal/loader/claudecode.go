@@ -72,8 +72,7 @@ func (claudeCode) Sniff(path string, head []byte) int {
 		if v.Exists("payload") {
 			return 0 // {timestamp,type,payload}: a Codex rollout
 		}
-		typ := string(v.GetStringBytes("type"))
-		if ccRecordTypes[typ] &&
+		if ccRecordTypes[string(v.GetStringBytes("type"))] &&
 			(v.Exists("uuid") || v.Exists("sessionId") || v.Exists("leafUuid") || v.Exists("messageId")) {
 			return 10
 		}

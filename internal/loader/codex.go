@@ -55,6 +55,10 @@ func init() { Register(codex{}) }
 //     then bare response items and {record_type} lines) is read too.
 //
 // Paths inside the records are kept as written (Windows paths included).
+//
+// Its records are the lines: session_meta, turn_context, the response items
+// above, compacted records and the token_count events that give a call its
+// usage are parsed; other events and unknown types are ignored by type.
 type codex struct{}
 
 func (codex) Name() string { return CodexFormat }
@@ -133,7 +137,6 @@ func (codex) Read(src *Source, emit func(*transcript.Transcript) error) error {
 	lineNo, rerr := eachLine(src.R, c.line)
 	c.flush()
 	t := c.b.t
-	t.Stats.Lines = lineNo
 	if rerr != nil {
 		c.b.problem(lineNo, "%s", rerr.Error())
 	}
@@ -143,9 +146,11 @@ func (codex) Read(src *Source, emit func(*transcript.Transcript) error) error {
 	return emit(c.b.finish())
 }
 
-// line handles one input line.
+// line handles one input line: a record, counted as parsed, ignored or
+// bad where that is decided.
 func (c *codexFile) line(n int, line []byte, final bool) {
 	b := c.b
+	b.record()
 	if len(bytes.TrimSpace(line)) == 0 {
 		b.t.Stats.Ignore("(blank)")
 		return
@@ -174,6 +179,7 @@ func (c *codexFile) line(n int, line []byte, final bool) {
 		case n == 1 && typ == "" && v.Exists("id"):
 			c.legacy = true
 			c.session(v)
+			b.parsed()
 		case codexItemTypes[typ] || (c.legacy && typ != ""):
 			c.item(n, v, ts)
 		case typ == "":
@@ -190,20 +196,24 @@ func (c *codexFile) line(n int, line []byte, final bool) {
 	switch typ {
 	case "session_meta":
 		c.session(pl)
+		b.parsed()
 	case "turn_context":
 		if m := str(pl, "model"); m != "" {
 			c.model = m
 		}
+		b.parsed()
 	case "response_item":
 		c.item(n, pl, ts)
 	case "event_msg":
 		et := str(pl, "type")
 		if et == "token_count" && c.tokenCount(pl) {
+			b.parsed()
 			return
 		}
 		b.t.Stats.Ignore("event_msg:" + et)
 	case "compacted":
 		c.compacted(n, pl)
+		b.parsed()
 	case "":
 		b.bad(n, `record has no "type"`)
 	default:
@@ -241,7 +251,7 @@ var codexMetaPrefixes = []string{
 	"<turn_aborted>", "<user_shell_command>", "<skill>",
 }
 
-// item handles one response item.
+// item handles one response item and counts its record.
 func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 	b := c.b
 	switch typ := str(it, "type"); typ {
@@ -264,6 +274,7 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 		if role == "assistant" {
 			m := c.assistant(n, ts)
 			m.Blocks = append(m.Blocks, blocks...)
+			b.parsed()
 			return
 		}
 		c.flush()
@@ -278,6 +289,8 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 			return
 		}
 		b.add(m)
+		b.parsed()
+		return
 	case "reasoning":
 		var parts []string
 		for _, key := range []string{"summary", "content"} {
@@ -328,7 +341,9 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 		b.add(transcript.Message{Role: transcript.RoleTool, Blocks: []transcript.Block{bl}, Timestamp: ts, Line: n})
 	default:
 		b.t.Stats.Ignore("response_item:" + typ)
+		return
 	}
+	b.parsed() // the item kinds read above
 }
 
 // codexMeta reports whether every text of a user message is one Codex wrote.

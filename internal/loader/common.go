@@ -48,6 +48,15 @@ func (b *builder) problem(line int, format string, args ...any) {
 	b.t.Problems = append(b.t.Problems, transcript.Problem{Line: line, Reason: fmt.Sprintf(format, args...)})
 }
 
+// record counts one record met in the input (Stats.Lines). Each record is
+// then exactly one of parsed, ignored (Stats.Ignore) or bad, each counted
+// where the reader decides it.
+func (b *builder) record() { b.t.Stats.Lines++ }
+
+// parsed counts a record read into the transcript (a message, a compaction,
+// the metadata the reader uses).
+func (b *builder) parsed() { b.t.Stats.ParsedLines++ }
+
 // bad records a record that could not be used at all.
 func (b *builder) bad(line int, format string, args ...any) {
 	b.problem(line, format, args...)
@@ -131,14 +140,6 @@ func (b *builder) oldestOpen(name string) string {
 	}
 	b.open = b.open[:k]
 	return found
-}
-
-// last returns the last message, or nil.
-func (b *builder) last() *transcript.Message {
-	if n := len(b.t.Messages); n > 0 {
-		return &b.t.Messages[n-1]
-	}
-	return nil
 }
 
 // finish fills the stats that follow from the messages: tool calls and

@@ -12,8 +12,9 @@ import (
 
 // fuzzRead runs a reader over data and checks what must hold for any input:
 // no error and no panic, at least one transcript (the file is accounted
-// for), ids present and distinct, compaction positions within the
-// messages, and the same output on a second read.
+// for), ids present and distinct, every record parsed, ignored or bad
+// (checkAccounting), compaction positions within the messages, and the
+// same output on a second read.
 func fuzzRead(t *testing.T, name string, data []byte) {
 	f, err := Lookup(name)
 	if err != nil {
@@ -42,6 +43,9 @@ func fuzzRead(t *testing.T, name string, data []byte) {
 		ids[tr.ID] = true
 		if tr.Format != name {
 			t.Fatalf("format %q, want %q", tr.Format, name)
+		}
+		if err := checkAccounting(tr, textLines(data)); err != nil {
+			t.Fatal(err)
 		}
 		for _, c := range tr.Compactions {
 			if c.MessageIndex < 0 || c.MessageIndex > len(tr.Messages) {

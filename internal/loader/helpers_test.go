@@ -1,6 +1,8 @@
 package loader
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,41 +35,6 @@ func readString(t testing.TB, name, content, format string) []*transcript.Transc
 	return readPath(t, p, format)
 }
 
-// one reads content and requires exactly one transcript.
-func one(t testing.TB, name, content, format string) *transcript.Transcript {
-	t.Helper()
-	ts := readString(t, name, content, format)
-	if len(ts) != 1 {
-		t.Fatalf("got %d transcripts, want 1", len(ts))
-	}
-	return ts[0]
-}
-
-// realCorpus returns the real corpus folder (../shared/real-corpus from the
-// repository root) or skips the test when it is absent.
-func realCorpus(t testing.TB, sub string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root (go.mod) not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "real-corpus", sub)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real corpus folder %s is absent; skipping", p)
-	}
-	return p
-}
-
 // corpusFiles lists the files under dir whose names end in one of exts.
 func corpusFiles(t testing.TB, dir string, exts ...string) []string {
 	t.Helper()
@@ -94,4 +61,50 @@ func corpusFiles(t testing.TB, dir string, exts ...string) []string {
 		t.Fatalf("no %v files under %s", exts, dir)
 	}
 	return out
+}
+
+// textLines counts the text lines of data: its newlines, plus a last line
+// that has none.
+func textLines(data []byte) int {
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// checkAccounting checks what every reader owes every transcript, whatever
+// the unit of its format: each record is exactly one of parsed, ignored or
+// bad (three counts made apart, so the sum can fail), the ignored records
+// add up per type, each bad record is a problem, and every message and
+// compaction points at a line of the file (which has lines text lines).
+func checkAccounting(tr *transcript.Transcript, lines int) error {
+	s := &tr.Stats
+	if s.ParsedLines < 0 || s.IgnoredLines < 0 || s.BadLines < 0 || s.ParsedLines+s.IgnoredLines+s.BadLines != s.Lines {
+		return fmt.Errorf("%s: parsed %d + ignored %d + bad %d != lines %d", tr.ID, s.ParsedLines, s.IgnoredLines, s.BadLines, s.Lines)
+	}
+	byType := 0
+	for _, n := range s.IgnoredByType {
+		byType += n
+	}
+	if byType != s.IgnoredLines {
+		return fmt.Errorf("%s: ignored %d, but %d per type (%v)", tr.ID, s.IgnoredLines, byType, s.IgnoredByType)
+	}
+	if len(tr.Problems) < s.BadLines {
+		return fmt.Errorf("%s: %d bad records but %d problems", tr.ID, s.BadLines, len(tr.Problems))
+	}
+	if len(tr.Messages) > 0 && s.ParsedLines == 0 {
+		return fmt.Errorf("%s: %d messages but no parsed record", tr.ID, len(tr.Messages))
+	}
+	for i, m := range tr.Messages {
+		if m.Line < 1 || m.Line > lines {
+			return fmt.Errorf("%s: message %d at line %d, the file has %d", tr.ID, i, m.Line, lines)
+		}
+	}
+	for i, c := range tr.Compactions {
+		if c.Line < 1 || c.Line > lines {
+			return fmt.Errorf("%s: compaction %d at line %d, the file has %d", tr.ID, i, c.Line, lines)
+		}
+	}
+	return nil
 }

@@ -43,6 +43,10 @@ type scanProblem struct {
 	Line   int
 	Offset int64
 	Reason string
+	// Lost says that input was skipped (a truncated value, stray bytes, data
+	// after the array): readers count it as one bad record. A read error or
+	// an unclosed array loses nothing a record could be made of.
+	Lost bool
 }
 
 // scanChunk is how much scanValues reads at a time.
@@ -112,7 +116,7 @@ func scanValues(r io.Reader, fn func(*jsonValue) error) (array bool, problems []
 		}
 		if rerr != nil {
 			if !errors.Is(rerr, io.EOF) && !s.stop {
-				s.problem(s.line, s.off, fmt.Sprintf("read error: %v", rerr))
+				s.problem(s.line, s.off, fmt.Sprintf("read error: %v", rerr), false)
 			}
 			break
 		}
@@ -123,8 +127,8 @@ func scanValues(r io.Reader, fn func(*jsonValue) error) (array bool, problems []
 	return s.array, s.problems, nil
 }
 
-func (s *valueScanner) problem(line int, off int64, reason string) {
-	s.problems = append(s.problems, scanProblem{Line: line, Offset: off, Reason: reason})
+func (s *valueScanner) problem(line int, off int64, reason string, lost bool) {
+	s.problems = append(s.problems, scanProblem{Line: line, Offset: off, Reason: reason, Lost: lost})
 }
 
 // begin starts a value at the current position.
@@ -224,11 +228,11 @@ func (s *valueScanner) feed(chunk []byte) error {
 			case s.array && !s.closed && c == ']':
 				s.closed = true
 			case s.closed:
-				s.problem(s.line, s.off, "unexpected data after the top-level array; the rest of the file is ignored")
+				s.problem(s.line, s.off, "unexpected data after the top-level array; the rest of the file is ignored", true)
 				s.stop = true
 				return nil
 			case c == '}' || c == ']':
-				s.problem(s.line, s.off, fmt.Sprintf("unexpected %q between values, skipped", c))
+				s.problem(s.line, s.off, fmt.Sprintf("unexpected %q between values, skipped", c), true)
 			default:
 				s.started = true
 				s.begin()
@@ -330,11 +334,11 @@ func (s *valueScanner) end() error {
 	case stScalar:
 		return s.emit()
 	case stValue, stString:
-		s.problem(s.start, s.startOff, fmt.Sprintf("truncated: the value starting at line %d (byte %d) is incomplete", s.start, s.startOff))
+		s.problem(s.start, s.startOff, fmt.Sprintf("truncated: the value starting at line %d (byte %d) is incomplete", s.start, s.startOff), true)
 		return nil
 	}
 	if s.array && !s.closed {
-		s.problem(s.line, s.off, "truncated: the top-level array is not closed")
+		s.problem(s.line, s.off, "truncated: the top-level array is not closed", false)
 	}
 	return nil
 }
@@ -468,10 +472,12 @@ func shapeOf(head []byte) headShape {
 	return h
 }
 
-// jsonField is one member of a JSON object: its key and its value's text.
+// jsonField is one member of a JSON object: its key, its value's text, and
+// the byte offset of that text in the object's text.
 type jsonField struct {
-	Key   string
-	Value []byte
+	Key    string
+	Value  []byte
+	Offset int
 }
 
 // splitObject splits the text of an object into its members without
@@ -512,7 +518,7 @@ func splitObject(data []byte) ([]jsonField, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, jsonField{Key: key, Value: data[i:vend]})
+			out = append(out, jsonField{Key: key, Value: data[i:vend], Offset: i})
 			i = skipSpace(data, vend)
 			if i < len(data) && data[i] == ',' {
 				i++
@@ -596,10 +602,10 @@ func skipValue(data []byte, i int) (int, error) {
 	return j, nil
 }
 
-// splitArray calls fn with the text of each element of the array in data,
-// without copying or decoding them. It fails when data is not one
-// well-formed array at this level.
-func splitArray(data []byte, fn func(i int, elem []byte)) error {
+// splitArray calls fn with the index, the byte offset in data and the text
+// of each element of the array in data, without copying or decoding them. It
+// fails when data is not one well-formed array at this level.
+func splitArray(data []byte, fn func(i, off int, elem []byte)) error {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '[' {
 		return errors.New("not an array")
@@ -614,7 +620,7 @@ func splitArray(data []byte, fn func(i int, elem []byte)) error {
 			if err != nil {
 				return err
 			}
-			fn(n, data[i:end])
+			fn(n, i, data[i:end])
 			i = skipSpace(data, end)
 			if i < len(data) && data[i] == ',' {
 				i++

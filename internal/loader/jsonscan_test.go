@@ -211,7 +211,13 @@ func checkSplit(t *testing.T, data []byte) {
 	var arr []json.RawMessage
 	if json.Unmarshal(data, &arr) == nil && bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("[")) {
 		var got []string
-		if err := splitArray(data, func(i int, elem []byte) { got = append(got, string(elem)) }); err != nil {
+		err := splitArray(data, func(i, off int, elem []byte) {
+			if !bytes.Equal(data[off:off+len(elem)], elem) {
+				t.Fatalf("splitArray element %d: offset %d does not hold it", i, off)
+			}
+			got = append(got, string(elem))
+		})
+		if err != nil {
 			t.Fatalf("splitArray on a valid array: %v", err)
 		}
 		if len(got) != len(arr) {
@@ -231,6 +237,9 @@ func checkSplit(t *testing.T, data []byte) {
 		}
 		last := map[string]string{}
 		for _, f := range fields {
+			if !bytes.Equal(data[f.Offset:f.Offset+len(f.Value)], f.Value) {
+				t.Fatalf("splitObject %q: offset %d does not hold its value", f.Key, f.Offset)
+			}
 			last[f.Key] = string(f.Value)
 		}
 		if len(last) != len(obj) {
@@ -250,7 +259,7 @@ func TestSplit(t *testing.T) {
 	}
 	for _, bad := range []string{`[1 2]`, `[1,`, `{"a" 1}`, `{"a":}`, `{"a":1}x`, `[}`, `"s"`} {
 		_, errO := splitObject([]byte(bad))
-		errA := splitArray([]byte(bad), func(int, []byte) {})
+		errA := splitArray([]byte(bad), func(int, int, []byte) {})
 		if errO == nil && errA == nil {
 			t.Errorf("%s: accepted", bad)
 		}

@@ -52,6 +52,11 @@ func init() { Register(openAIChat{}) }
 //   - reasoning_content / reasoning / thinking strings become thinking
 //     blocks; a "usage" object on a message (OpenAI or Anthropic shape) makes
 //     it a recorded call.
+//
+// Its records are the messages, whatever the layout (a line of JSON lines
+// holds a whole row): each is parsed, ignored ("empty message") or bad, and
+// carries the line where it starts; a row that is not a message list is one
+// bad record. Blank lines between rows are not records.
 type openAIChat struct{}
 
 func (openAIChat) Name() string { return OpenAIChatFormat }
@@ -142,7 +147,8 @@ type chatReader struct {
 	bare *chatConv
 }
 
-// value handles one row.
+// value handles one row. Its records are its messages; a row that is not
+// a message list is one bad record.
 func (r *chatReader) value(v *jsonValue, final bool) {
 	r.rows++
 	where := fmt.Sprintf("row %d", v.Index)
@@ -150,10 +156,10 @@ func (r *chatReader) value(v *jsonValue, final bool) {
 	if len(v.Data) > bigValue {
 		defer func() { r.p = fastjson.Parser{} }()
 	}
-	v.Data = nil
 	if err != nil {
+		v.Data = nil
 		b := newBuilder(r.path, OpenAIChatFormat)
-		b.t.Stats.Lines = v.EndLine - v.Line + 1
+		b.record()
 		if final {
 			b.bad(v.Line, "%s: truncated final line: %s", where, shortErr(err))
 		} else {
@@ -162,7 +168,10 @@ func (r *chatReader) value(v *jsonValue, final bool) {
 		r.send(b, r.rowID(nil, v.Index))
 		return
 	}
+	data := v.Data
+	v.Data = nil
 	var list []*fastjson.Value
+	listKey := "" // where the list is in the row; "" for the row itself
 	fenced := false
 	switch doc.Type() {
 	case fastjson.TypeArray:
@@ -172,38 +181,44 @@ func (r *chatReader) value(v *jsonValue, final bool) {
 			if r.bare == nil {
 				r.bare = newChatConv(newBuilder(r.path, OpenAIChatFormat), false)
 			}
-			r.bare.b.t.Stats.Lines += v.EndLine - v.Line + 1
+			r.bare.b.record()
 			r.bare.message(doc, v.Line, where)
 			return
 		}
 		for _, key := range []string{"messages", "conversations", "trajectory"} {
 			if x := doc.Get(key); x != nil && x.Type() == fastjson.TypeArray {
-				list = x.GetArray()
+				list, listKey = x.GetArray(), key
 				fenced = key == "trajectory"
 				break
 			}
 		}
 		if list == nil {
 			b := newBuilder(r.path, OpenAIChatFormat)
-			b.t.Stats.Lines = v.EndLine - v.Line + 1
+			b.record()
 			b.bad(v.Line, `%s has no "messages" list`, where)
 			r.send(b, r.rowID(doc, v.Index))
 			return
 		}
 	default:
 		b := newBuilder(r.path, OpenAIChatFormat)
-		b.t.Stats.Lines = v.EndLine - v.Line + 1
+		b.record()
 		b.bad(v.Line, "%s is a JSON %s, want an object or a message list", where, doc.Type())
 		r.send(b, r.rowID(nil, v.Index))
 		return
 	}
+	var lines []int // each message's line, when the row spans several
+	if v.EndLine > v.Line {
+		if lines = elementLines(data, v.Line, listKey); len(lines) != len(list) {
+			lines = nil
+		}
+	}
 	c := newChatConv(newBuilder(r.path, OpenAIChatFormat), fenced)
-	c.b.t.Stats.Lines = v.EndLine - v.Line + 1
 	if doc.Type() == fastjson.TypeObject {
 		c.b.t.Model = firstStr(doc, "model", "model_name")
 	}
 	for i, m := range list {
-		c.message(m, v.Line, fmt.Sprintf("%s, message %d", where, i))
+		c.b.record()
+		c.message(m, lineOf(lines, i, v.Line), fmt.Sprintf("%s, message %d", where, i))
 	}
 	if doc.Type() == fastjson.TypeObject {
 		r.send(c.b, r.rowID(doc, v.Index))
@@ -282,7 +297,7 @@ func chatRole(role string) (transcript.Role, bool) {
 	return 0, false
 }
 
-// message converts one message.
+// message converts one message and counts its record.
 func (c *chatConv) message(m *fastjson.Value, line int, where string) {
 	b := c.b
 	if m.Type() != fastjson.TypeObject {
@@ -373,6 +388,7 @@ func (c *chatConv) message(m *fastjson.Value, line int, where string) {
 	}
 	msg.Blocks = blocks
 	b.add(msg)
+	b.parsed()
 }
 
 // joinBlocks flattens blocks into one text and their image counts.

@@ -41,6 +41,9 @@ func init() { Register(openHands{}) }
 //     compaction whose summary is the condenser's summary.
 //   - finish is assistant text, not a call: it never gets a result and
 //     OpenHands drops unanswered calls from later prompts.
+//
+// Its records are the events (a wrapping object is not one); each is parsed,
+// ignored by type or bad.
 type openHands struct{}
 
 func (openHands) Name() string { return OpenHandsFormat }
@@ -68,34 +71,46 @@ func (openHands) Read(src *Source, emit func(*transcript.Transcript) error) erro
 	c := &ohConv{b: newBuilder(src.Path, OpenHandsFormat), tools: map[int64]string{}, responses: map[string]int{}}
 	c.b.t.ID = stem(src.Path)
 	var p fastjson.Parser
-	lastLine := 0
 	_, problems, err := scanValues(src.R, func(v *jsonValue) error {
-		lastLine = v.EndLine
 		where := fmt.Sprintf("event %d", v.Index)
 		e, perr := p.ParseBytes(v.Data)
 		if perr != nil {
+			c.b.record()
 			c.b.bad(v.Line, "%s: malformed JSON: %s", where, shortErr(perr))
 			return nil
 		}
 		if e.Type() == fastjson.TypeObject && !e.Exists("action") && !e.Exists("observation") {
 			for _, k := range ohEventKeys {
 				if list := e.Get(k); list != nil && list.Type() == fastjson.TypeArray {
-					for i, ev := range list.GetArray() {
-						c.event(ev, v.Line, fmt.Sprintf("%s[%d]", k, i))
+					events := list.GetArray()
+					var lines []int
+					if v.EndLine > v.Line {
+						if lines = elementLines(v.Data, v.Line, k); len(lines) != len(events) {
+							lines = nil
+						}
+					}
+					for i, ev := range events {
+						c.b.record()
+						c.event(ev, lineOf(lines, i, v.Line), fmt.Sprintf("%s[%d]", k, i))
 					}
 					return nil
 				}
 			}
 		}
+		c.b.record()
 		c.event(e, v.Line, where)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	c.b.t.Stats.Lines = lastLine
 	for _, sp := range problems {
-		c.b.bad(sp.Line, "%s", sp.Reason)
+		if sp.Lost {
+			c.b.record() // the skipped input is one bad record
+			c.b.bad(sp.Line, "%s", sp.Reason)
+		} else {
+			c.b.problem(sp.Line, "%s", sp.Reason)
+		}
 	}
 	return emit(c.b.finish())
 }
@@ -109,7 +124,7 @@ type ohConv struct {
 	responses map[string]int
 }
 
-// event handles one event.
+// event handles one event and counts its record.
 func (c *ohConv) event(e *fastjson.Value, line int, where string) {
 	b := c.b
 	if e.Type() != fastjson.TypeObject {
@@ -145,6 +160,7 @@ func (c *ohConv) action(e *fastjson.Value, act string, line int, where string) {
 		if source == "user" {
 			if len(blocks) > 0 {
 				b.add(transcript.Message{Role: transcript.RoleUser, Blocks: blocks, Timestamp: ts, Line: line})
+				b.parsed()
 			} else {
 				b.t.Stats.Ignore("action:message(empty)")
 			}
@@ -154,6 +170,7 @@ func (c *ohConv) action(e *fastjson.Value, act string, line int, where string) {
 		return
 	case "system":
 		b.add(transcript.Message{Role: transcript.RoleSystem, Blocks: textBlocks(str(args, "content"), 0, 0), Timestamp: ts, Line: line})
+		b.parsed()
 		return
 	case "finish":
 		text := firstStr(args, "final_thought", "thought")
@@ -165,6 +182,7 @@ func (c *ohConv) action(e *fastjson.Value, act string, line int, where string) {
 	case "condensation":
 		b.t.Compactions = append(b.t.Compactions, transcript.Compaction{Kind: transcript.CompactFull,
 			MessageIndex: len(b.t.Messages), Summary: str(args, "summary"), Line: line})
+		b.parsed()
 		return
 	case "change_agent_state", "null", "recall", "condensation_request", "":
 		b.t.Stats.Ignore("action:" + act)
@@ -200,6 +218,7 @@ func (c *ohConv) action(e *fastjson.Value, act string, line int, where string) {
 		c.tools[id.GetInt64()] = call.ToolID
 	}
 	respID := str(resp, "id")
+	b.parsed()
 	if i, ok := c.responses[respID]; ok && respID != "" {
 		b.addBlock(i, call)
 		return
@@ -226,6 +245,7 @@ func (c *ohConv) assistantText(e *fastjson.Value, blocks []transcript.Block, ts 
 		b.t.Stats.Ignore("action:" + str(e, "action") + "(empty)")
 		return
 	}
+	b.parsed()
 	resp := e.Get("tool_call_metadata", "model_response")
 	respID := str(resp, "id")
 	if i, ok := c.responses[respID]; ok && respID != "" {
@@ -256,6 +276,7 @@ func (c *ohConv) observation(e *fastjson.Value, line int) {
 			if text := recallText(e); text != "" {
 				b.add(transcript.Message{Role: transcript.RoleUser, IsMeta: true, Timestamp: str(e, "timestamp"), Line: line,
 					Blocks: []transcript.Block{{Kind: transcript.BlockInjected, InjectedKind: "recall", Text: text}}})
+				b.parsed()
 				return
 			}
 		}
@@ -277,6 +298,7 @@ func (c *ohConv) observation(e *fastjson.Value, line int) {
 		}
 	}
 	b.add(transcript.Message{Role: transcript.RoleTool, Blocks: []transcript.Block{res}, Timestamp: str(e, "timestamp"), Line: line})
+	b.parsed()
 }
 
 // withoutKey renders an object as JSON without one of its keys.

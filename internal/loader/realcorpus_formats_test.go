@@ -2,6 +2,7 @@ package loader
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/compactbench/compactbench/internal/testutil"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
@@ -31,6 +33,76 @@ func requireNoProblems(t *testing.T, tr *transcript.Transcript) {
 	for _, p := range tr.Problems {
 		t.Errorf("%s (%s): unexpected problem line %d: %s", tr.Path, tr.ID, p.Line, p.Reason)
 	}
+}
+
+// requireAccounting checks a transcript read from path with checkAccounting.
+func requireAccounting(t *testing.T, path string, tr *transcript.Transcript) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkAccounting(tr, textLines(data)); err != nil {
+		t.Errorf("%s: %v", path, err)
+	}
+}
+
+// jsonElem is an element of a JSON array and the line where it starts.
+type jsonElem struct {
+	line int
+	raw  json.RawMessage
+}
+
+// jsonElems returns the elements of the array in data (whose first byte is
+// on line first), or of the array under keys, object by object, with the
+// line each starts on, found with encoding/json's tokenizer rather than the
+// reader's scanner.
+func jsonElems(t *testing.T, data []byte, first int, keys ...string) []jsonElem {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	delim := func(want json.Delim) {
+		tok, err := dec.Token()
+		if err != nil || tok != want {
+			t.Fatalf("want %v, got %v (%v)", want, tok, err)
+		}
+	}
+	for _, key := range keys {
+		delim('{')
+		for {
+			if !dec.More() {
+				t.Fatalf("no key %q", key)
+			}
+			k, err := dec.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k == key {
+				break
+			}
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	delim('[')
+	var out []jsonElem
+	line, pos := first, 0
+	for dec.More() {
+		off := int(dec.InputOffset())
+		for off < len(data) && (data[off] == ',' || data[off] == ' ' || data[off] == '\t' || data[off] == '\r' || data[off] == '\n') {
+			off++
+		}
+		line += bytes.Count(data[pos:off], []byte{'\n'})
+		pos = off
+		var e jsonElem
+		if err := dec.Decode(&e.raw); err != nil {
+			t.Fatal(err)
+		}
+		e.line = line
+		out = append(out, e)
+	}
+	return out
 }
 
 type counts struct {
@@ -61,8 +133,16 @@ func countOf(tr *transcript.Transcript) counts {
 	return c
 }
 
+// readItems are the response item types the Codex reader turns into
+// messages, by the rollout format's documentation.
+var readItems = map[string]bool{
+	"message": true, "reasoning": true, "function_call": true, "function_call_output": true,
+	"custom_tool_call": true, "custom_tool_call_output": true, "local_shell_call": true,
+	"local_shell_call_output": true, "web_search_call": true,
+}
+
 func TestRealCorpusCodex(t *testing.T) {
-	dir := realCorpus(t, "codex")
+	dir := testutil.RealCorpus(t, "codex")
 	for _, path := range corpusFiles(t, dir, ".jsonl") {
 		ts := readPath(t, path, "")
 		if len(ts) != 1 || ts[0].Format != CodexFormat {
@@ -77,7 +157,7 @@ func TestRealCorpusCodex(t *testing.T) {
 		}
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		var lines, eventLines, inputs, outputs, calls, webSearch, errs, compacted, groups, newTotals int
+		var lines, read, skipped, eventLines, inputs, outputs, calls, webSearch, errs, compacted, groups, newTotals int
 		var sumInput int64
 		inGroup := false
 		var prevTotal int64 = -1
@@ -89,6 +169,16 @@ func TestRealCorpusCodex(t *testing.T) {
 				t.Fatalf("%s:%d: %v", path, lines, err)
 			}
 			pl := getM(rec, "payload")
+			// What the reader makes of the line: read (parsed) or skipped
+			// (ignored by type); a new token_count total is read below.
+			switch typ := getS(rec, "type"); {
+			case typ == "session_meta" || typ == "turn_context" || typ == "compacted":
+				read++
+			case typ == "response_item" && readItems[getS(pl, "type")]:
+				read++
+			case typ != "event_msg" || getS(pl, "type") != "token_count":
+				skipped++
+			}
 			switch getS(rec, "type") {
 			case "session_meta":
 				sessionID = getS(pl, "id")
@@ -102,12 +192,16 @@ func TestRealCorpusCodex(t *testing.T) {
 				}
 				info := getM(pl, "info")
 				if info == nil {
+					skipped++
 					continue
 				}
 				total := num(getM(info, "total_token_usage")["total_tokens"])
 				if total != prevTotal {
+					read++
 					newTotals++
 					sumInput += num(getM(info, "last_token_usage")["input_tokens"])
+				} else {
+					skipped++
 				}
 				prevTotal = total
 				inGroup = false
@@ -154,9 +248,13 @@ func TestRealCorpusCodex(t *testing.T) {
 		if tr.ID != sessionID || tr.SessionID != sessionID {
 			t.Errorf("%s: id %q, want the session id %q", path, tr.ID, sessionID)
 		}
-		if tr.Stats.Lines != lines {
-			t.Errorf("%s: %d lines, want %d", path, tr.Stats.Lines, lines)
+		if s := tr.Stats; s.Lines != lines || s.ParsedLines != read || s.IgnoredLines != skipped || s.BadLines != 0 {
+			t.Errorf("%s: lines/parsed/ignored/bad %d/%d/%d/%d, want %d/%d/%d/0", path, s.Lines, s.ParsedLines, s.IgnoredLines, s.BadLines, lines, read, skipped)
 		}
+		if read+skipped != lines {
+			t.Errorf("%s: the test classified %d + %d of %d lines", path, read, skipped, lines)
+		}
+		requireAccounting(t, path, tr)
 		if want := inputs + outputs + groups; c.messages != want {
 			t.Errorf("%s: %d messages, want %d (%d inputs + %d outputs + %d responses)", path, c.messages, want, inputs, outputs, groups)
 		}
@@ -233,7 +331,7 @@ func readJSON(t *testing.T, path string, v any) {
 }
 
 func TestRealCorpusSWEAgent(t *testing.T) {
-	dir := realCorpus(t, "swe-agent")
+	dir := testutil.RealCorpus(t, "swe-agent")
 	for _, path := range corpusFiles(t, dir, ".traj") {
 		ts := readPath(t, path, "")
 		if len(ts) != 1 || ts[0].Format != SWEAgentFormat {
@@ -244,10 +342,20 @@ func TestRealCorpusSWEAgent(t *testing.T) {
 		var doc obj
 		readJSON(t, path, &doc)
 		history := getA(doc, "history")
-		var calls, results, demos int
+		var calls, results, demos, read, empty int
 		prevAction := false
 		for _, h := range history {
 			m := h.(obj)
+			switch getS(m, "role") {
+			case "system", "user", "tool":
+				read++
+			case "assistant":
+				if m["content"] == "" && len(getA(m, "tool_calls")) == 0 && strings.TrimSpace(getS(m, "action")) == "" {
+					empty++
+				} else {
+					read++
+				}
+			}
 			switch getS(m, "role") {
 			case "assistant":
 				n := len(getA(m, "tool_calls"))
@@ -275,6 +383,21 @@ func TestRealCorpusSWEAgent(t *testing.T) {
 		if c.messages != len(history) {
 			t.Errorf("%s: %d messages, want %d history entries", path, c.messages, len(history))
 		}
+		// The records are the history entries.
+		if s := tr.Stats; s.Lines != len(history) || s.ParsedLines != read || s.IgnoredLines != empty || s.BadLines != 0 {
+			t.Errorf("%s: lines/parsed/ignored/bad %d/%d/%d/%d, want %d/%d/%d/0", path, s.Lines, s.ParsedLines, s.IgnoredLines, s.BadLines, len(history), read, empty)
+		}
+		requireAccounting(t, path, tr)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One message per entry, on the line where the entry starts.
+		for i, e := range jsonElems(t, data, 1, "history") {
+			if i < len(tr.Messages) && tr.Messages[i].Line != e.line {
+				t.Errorf("%s: message %d on line %d, its history entry starts on line %d", path, i, tr.Messages[i].Line, e.line)
+			}
+		}
 		if c.toolUses != calls || c.toolResults != results {
 			t.Errorf("%s: %d calls / %d results, want %d / %d", path, c.toolUses, c.toolResults, calls, results)
 		}
@@ -294,7 +417,7 @@ func TestRealCorpusSWEAgent(t *testing.T) {
 }
 
 func TestRealCorpusOpenHands(t *testing.T) {
-	dir := realCorpus(t, "openhands")
+	dir := testutil.RealCorpus(t, "openhands")
 	notCalls := map[string]bool{"message": true, "system": true, "finish": true, "condensation": true,
 		"change_agent_state": true, "null": true, "recall": true, "": true}
 	for _, path := range corpusFiles(t, dir, ".json") {
@@ -307,29 +430,42 @@ func TestRealCorpusOpenHands(t *testing.T) {
 		var events []obj
 		readJSON(t, path, &events)
 		callEvents := map[int64]bool{}
-		var calls, results, userMsgs, texts, errs int
+		var calls, results, userMsgs, texts, errs, read int
 		responses := map[string]bool{}
 		for _, e := range events {
 			if resp := getM(getM(e, "tool_call_metadata"), "model_response"); resp != nil && resp["usage"] != nil {
 				responses[getS(resp, "id")] = true
 			}
+			args := getM(e, "args")
 			if act, ok := e["action"].(string); ok {
 				switch {
 				case act == "message" && getS(e, "source") == "user":
 					userMsgs++
+					if getS(args, "content")+getS(e, "message") != "" || len(getA(args, "image_urls")) > 0 {
+						read++
+					}
 				case act == "message" || act == "finish":
 					texts++
+					if getS(args, "content")+getS(args, "final_thought")+getS(args, "thought")+getS(e, "message") != "" {
+						read++
+					}
+				case act == "system" || act == "condensation":
+					read++
 				case !notCalls[act] && getS(e, "source") == "agent":
 					calls++
+					read++
 					callEvents[num(e["id"])] = true
 				}
 				continue
 			}
 			if cause, ok := e["cause"].(float64); ok && callEvents[int64(cause)] {
 				results++
+				read++
 				if e["success"] == false || getS(e, "observation") == "error" {
 					errs++
 				}
+			} else if getS(e, "observation") == "recall" && getS(e, "content") != "" {
+				read++
 			}
 		}
 		c := countOf(tr)
@@ -342,9 +478,28 @@ func TestRealCorpusOpenHands(t *testing.T) {
 		if c.calls != len(responses) {
 			t.Errorf("%s: %d calls with usage, want %d model responses with usage", path, c.calls, len(responses))
 		}
-		used := userMsgs + texts + calls + results
-		if tr.Stats.IgnoredLines+used != len(events) {
-			t.Errorf("%s: %d ignored + %d used events, want %d events", path, tr.Stats.IgnoredLines, used, len(events))
+		// The records are the events: those read, the rest ignored by type.
+		if s := tr.Stats; s.Lines != len(events) || s.ParsedLines != read || s.IgnoredLines != len(events)-read || s.BadLines != 0 {
+			t.Errorf("%s: lines/parsed/ignored/bad %d/%d/%d/%d, want %d/%d/%d/0", path, s.Lines, s.ParsedLines, s.IgnoredLines, s.BadLines,
+				len(events), read, len(events)-read)
+		}
+		requireAccounting(t, path, tr)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each message is on the line of an event: the first one of its
+		// model response, so the lines never go back.
+		starts := map[int]bool{}
+		for _, e := range jsonElems(t, data, 1) {
+			starts[e.line] = true
+		}
+		prev := 0
+		for i, m := range tr.Messages {
+			if !starts[m.Line] || m.Line < prev {
+				t.Errorf("%s: message %d on line %d, not where an event starts or before message %d", path, i, m.Line, i-1)
+			}
+			prev = m.Line
 		}
 	}
 }
@@ -352,7 +507,7 @@ func TestRealCorpusOpenHands(t *testing.T) {
 var functionTagRe = regexp.MustCompile(`<function=[^>\s]+>`)
 
 func TestRealCorpusADP(t *testing.T) {
-	dir := realCorpus(t, "adp")
+	dir := testutil.RealCorpus(t, "adp")
 	for _, path := range corpusFiles(t, dir, ".json") {
 		ts := readPath(t, path, "")
 		var rows []obj
@@ -360,16 +515,32 @@ func TestRealCorpusADP(t *testing.T) {
 		if len(ts) != len(rows) {
 			t.Fatalf("%s: %d transcripts, want one per row (%d)", path, len(ts), len(rows))
 		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rawRows := jsonElems(t, data, 1)
 		for i, row := range rows {
 			tr := ts[i]
 			if tr.Format != OpenAIChatFormat {
 				t.Errorf("%s row %d read as %s", path, i, tr.Format)
 			}
 			requireNoProblems(t, tr)
+			requireAccounting(t, path, tr)
 			list := getA(row, "messages")
-			fenced := false
+			key, fenced := "messages", false
 			if list == nil {
-				list, fenced = getA(row, "trajectory"), true
+				list, key, fenced = getA(row, "trajectory"), "trajectory", true
+			}
+			// The records are the messages, each read and on its own line.
+			if s := tr.Stats; s.Lines != len(list) || s.ParsedLines != len(list) || s.IgnoredLines != 0 || s.BadLines != 0 {
+				t.Errorf("%s row %d: lines/parsed/ignored/bad %d/%d/%d/%d, want %d/%d/0/0", path, i, s.Lines, s.ParsedLines, s.IgnoredLines, s.BadLines,
+					len(list), len(list))
+			}
+			for j, e := range jsonElems(t, rawRows[i].raw, rawRows[i].line, key) {
+				if j < len(tr.Messages) && tr.Messages[j].Line != e.line {
+					t.Errorf("%s row %d: message %d on line %d, it starts on line %d", path, i, j, tr.Messages[j].Line, e.line)
+				}
 			}
 			var calls, results int
 			pending := false
@@ -417,7 +588,7 @@ func TestRealCorpusADP(t *testing.T) {
 }
 
 func TestRealCorpusClaudeAISynthetic(t *testing.T) {
-	dir := realCorpus(t, "claude-ai-synthetic")
+	dir := testutil.RealCorpus(t, "claude-ai-synthetic")
 	known := map[string]bool{"text": true, "thinking": true, "redacted_thinking": true, "tool_use": true, "server_tool_use": true,
 		"tool_result": true, "web_search_tool_result": true, "web_fetch_tool_result": true, "image": true, "token_budget": true, "flag": true}
 	for _, path := range corpusFiles(t, dir, ".json") {
@@ -473,13 +644,45 @@ func TestRealCorpusClaudeAISynthetic(t *testing.T) {
 		if tr.ID != getS(conv, "uuid") {
 			t.Errorf("%s: id %q, want %q", path, tr.ID, getS(conv, "uuid"))
 		}
+		// The records are the chat messages; each gives a message here.
+		if s := tr.Stats; s.Lines != len(msgs) || s.ParsedLines != len(msgs) || s.IgnoredLines != 0 || s.BadLines != 0 {
+			t.Errorf("%s: lines/parsed/ignored/bad %d/%d/%d/%d, want %d/%d/0/0", path, s.Lines, s.ParsedLines, s.IgnoredLines, s.BadLines,
+				len(msgs), len(msgs))
+		}
+		requireAccounting(t, path, tr)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Messages and problems are on the line where their chat message
+		// starts.
+		lineOfUUID := map[string]int{}
+		starts := map[int]bool{}
+		for _, e := range jsonElems(t, data, 1, "chat_messages") {
+			var m struct{ UUID string }
+			if err := json.Unmarshal(e.raw, &m); err != nil {
+				t.Fatal(err)
+			}
+			lineOfUUID[m.UUID] = e.line
+			starts[e.line] = true
+		}
+		for i, m := range tr.Messages {
+			if want, ok := lineOfUUID[m.UUID]; !ok || m.Line != want {
+				t.Errorf("%s: message %d (%s) on line %d, its chat message starts on line %d", path, i, m.UUID, m.Line, want)
+			}
+		}
+		for _, p := range tr.Problems {
+			if !starts[p.Line] {
+				t.Errorf("%s: problem on line %d, where no chat message starts: %s", path, p.Line, p.Reason)
+			}
+		}
 	}
 }
 
 // TestRealCorpusDetection checks that every real file is claimed by the
 // reader of its folder, and the Claude Code files by the Claude Code reader.
 func TestRealCorpusDetection(t *testing.T) {
-	root := realCorpus(t, "")
+	root := testutil.RealCorpus(t)
 	want := map[string]string{
 		"codex": CodexFormat, "swe-agent": SWEAgentFormat, "openhands": OpenHandsFormat, "adp": OpenAIChatFormat,
 		"claude-ai-synthetic": ClaudeAIFormat, "spotter": ClaudeCodeFormat, "m-claude": ClaudeCodeFormat,

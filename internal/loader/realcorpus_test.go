@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/compactbench/compactbench/internal/testutil"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
@@ -163,7 +164,7 @@ func countIndependently(t *testing.T, path string) independent {
 // and checks the transcripts-table counts against an independent count and
 // against MANIFEST.tsv.
 func TestRealCorpusClaudeCode(t *testing.T) {
-	root := realCorpus(t, "")
+	root := testutil.RealCorpus(t)
 	manifest := readManifest(t, root)
 	n := 0
 	for rel, row := range manifest {

@@ -3,9 +3,27 @@
 // readers, and reads them with bounded parallelism, emitting results in a
 // deterministic order.
 //
-// A reader never fails a run because of bad content: every line is parsed,
-// ignored by record type (and counted), or reported as a transcript.Problem
-// with its line number and reason.
+// A reader never fails a run because of bad content: every record is
+// parsed, ignored by record type (and counted), or bad (reported as a
+// transcript.Problem with its line number and reason), so that
+// Stats.Lines = ParsedLines + IgnoredLines + BadLines, each counted where the
+// reader decides it. A record is the unit a format is read in:
+//
+//	claude-code, codex   a line of the JSON lines file (blank ones are
+//	                     ignored as "(blank)")
+//	claude-ai            a chat message (an element of chat_messages)
+//	openai-chat          a message of a row's list, or a row that is a
+//	                     single message
+//	swe-agent            a history entry (a trajectory step when the file
+//	                     has no history)
+//	openhands            an event (those a wrapping object holds included)
+//
+// Whatever cannot be split into records counts as one bad record: a
+// malformed or truncated document, conversation or row, a conversation
+// without chat_messages, a row without a message list, the rest of an array
+// that stops splitting, stray data between values. Messages, compactions
+// and problems carry the 1-based text line where their record starts
+// (problems about a whole document, line 0).
 //
 // Readers: claude-code (Claude Code session JSONL), claude-ai (Claude.ai
 // data exports, .zip included), codex (Codex CLI rollouts), openai-chat

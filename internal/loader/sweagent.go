@@ -36,8 +36,10 @@ func init() { Register(sweAgent{}) }
 //     Usage stays nil; the model is replay_config.agent.model.name when set.
 //   - One file is one transcript, named after the file (the instance id).
 //
-// A .traj is a single JSON document: problems name the history index, with
-// line 0.
+// Its records are the history entries (the steps without a history); a
+// file that holds none it can read is one bad record, reported on line 0
+// (the whole file). Messages and problems carry the line where their entry
+// starts; problems also name its index.
 type sweAgent struct{}
 
 func (sweAgent) Name() string { return SWEAgentFormat }
@@ -64,38 +66,46 @@ func (sweAgent) Read(src *Source, emit func(*transcript.Transcript) error) error
 	data, rerr := ReadAll(src)
 	b := newBuilder(src.Path, SWEAgentFormat)
 	b.t.ID = stem(src.Path)
-	if len(data) > 0 {
-		b.t.Stats.Lines = bytes.Count(data, []byte{'\n'})
-		if data[len(data)-1] != '\n' {
-			b.t.Stats.Lines++
-		}
-	}
 	if rerr != nil {
-		b.problem(b.t.Stats.Lines, "%s", rerr.Error())
+		last := bytes.Count(data, []byte{'\n'})
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			last++
+		}
+		b.problem(last, "%s", rerr.Error())
 	}
 	var p fastjson.Parser
 	doc := parseOne(&p, b, data, 0, "trajectory file")
-	if doc != nil {
-		readSWEAgent(b, doc)
+	if doc == nil {
+		b.record() // the unreadable document
+	} else {
+		readSWEAgent(b, doc, data)
 	}
 	return emit(b.finish())
 }
 
-func readSWEAgent(b *builder, doc *fastjson.Value) {
+// readSWEAgent reads a parsed trajectory; data is its text, for lines.
+func readSWEAgent(b *builder, doc *fastjson.Value, data []byte) {
 	b.t.Model = sweModel(doc.Get("replay_config"))
 	history := doc.GetArray("history")
 	if len(history) == 0 {
 		steps := doc.GetArray("trajectory")
 		if len(steps) == 0 {
+			b.record()
 			b.bad(0, `neither "history" nor "trajectory" holds any entry`)
 			return
 		}
+		lines := elementLines(data, 1, "trajectory")
+		if len(lines) != len(steps) {
+			lines = nil
+		}
 		for i, st := range steps {
+			b.record()
+			line := lineOf(lines, i, 1)
 			if st.Type() != fastjson.TypeObject {
-				b.bad(0, "trajectory[%d] is a %s, want an object", i, st.Type())
+				b.bad(line, "trajectory[%d] is a %s, want an object", i, st.Type())
 				continue
 			}
-			m := transcript.Message{Role: transcript.RoleAssistant, Model: b.t.Model}
+			m := transcript.Message{Role: transcript.RoleAssistant, Model: b.t.Model, Line: line}
 			if t := str(st, "thought"); t != "" {
 				m.Blocks = append(m.Blocks, transcript.Block{Kind: transcript.BlockText, Text: t})
 			}
@@ -105,20 +115,30 @@ func readSWEAgent(b *builder, doc *fastjson.Value) {
 				call = sweActionBlock(action)
 				m.Blocks = append(m.Blocks, call)
 			}
-			if len(m.Blocks) > 0 {
-				b.add(m)
+			if len(m.Blocks) == 0 {
+				b.t.Stats.Ignore("empty step")
+				continue
 			}
+			b.add(m)
 			if call.Kind == transcript.BlockToolUse {
-				b.add(transcript.Message{Role: transcript.RoleTool, Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, Text: str(st, "observation")}}})
+				b.add(transcript.Message{Role: transcript.RoleTool, Line: line,
+					Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, Text: str(st, "observation")}}})
 			}
+			b.parsed()
 		}
 		return
 	}
+	lines := elementLines(data, 1, "history")
+	if len(lines) != len(history) {
+		lines = nil
+	}
 	awaitObs := false
 	for i, h := range history {
+		b.record()
+		line := lineOf(lines, i, 1)
 		where := fmt.Sprintf("history[%d]", i)
 		if h.Type() != fastjson.TypeObject {
-			b.bad(0, "%s is a %s, want an object", where, h.Type())
+			b.bad(line, "%s is a %s, want an object", where, h.Type())
 			continue
 		}
 		text, images, size := textOf(h.Get("content"))
@@ -126,14 +146,15 @@ func readSWEAgent(b *builder, doc *fastjson.Value) {
 		switch role {
 		case "system":
 			awaitObs = false
-			b.add(transcript.Message{Role: transcript.RoleSystem, Blocks: textBlocks(text, images, size)})
+			b.add(transcript.Message{Role: transcript.RoleSystem, Blocks: textBlocks(text, images, size), Line: line})
 		case "user":
 			if awaitObs {
 				awaitObs = false
-				b.add(transcript.Message{Role: transcript.RoleTool, Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, Text: text, Images: images, ImageBytes: size}}})
-				continue
+				b.add(transcript.Message{Role: transcript.RoleTool, Line: line,
+					Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, Text: text, Images: images, ImageBytes: size}}})
+				break
 			}
-			b.add(transcript.Message{Role: transcript.RoleUser, Blocks: textBlocks(text, images, size), IsMeta: h.GetBool("is_demo")})
+			b.add(transcript.Message{Role: transcript.RoleUser, Blocks: textBlocks(text, images, size), IsMeta: h.GetBool("is_demo"), Line: line})
 		case "tool":
 			awaitObs = false
 			ids := h.GetArray("tool_call_ids")
@@ -148,10 +169,10 @@ func readSWEAgent(b *builder, doc *fastjson.Value) {
 			if len(blocks) == 0 {
 				blocks = []transcript.Block{{Kind: transcript.BlockToolResult, Text: text, Images: images, ImageBytes: size}}
 			}
-			b.add(transcript.Message{Role: transcript.RoleTool, Blocks: blocks})
+			b.add(transcript.Message{Role: transcript.RoleTool, Blocks: blocks, Line: line})
 		case "assistant":
 			awaitObs = false
-			m := transcript.Message{Role: transcript.RoleAssistant, Model: b.t.Model}
+			m := transcript.Message{Role: transcript.RoleAssistant, Model: b.t.Model, Line: line}
 			calls := h.GetArray("tool_calls")
 			action := str(h, "action")
 			if len(calls) == 0 && strings.TrimSpace(action) != "" {
@@ -174,8 +195,10 @@ func readSWEAgent(b *builder, doc *fastjson.Value) {
 			}
 			b.add(m)
 		default:
-			b.bad(0, "%s: unknown role %q, message skipped", where, role)
+			b.bad(line, "%s: unknown role %q, message skipped", where, role)
+			continue
 		}
+		b.parsed()
 	}
 }
 

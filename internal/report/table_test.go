@@ -17,7 +17,8 @@ type sampleRow struct {
 	Ratio float64  `parquet:"ratio"`
 	OK    bool     `parquet:"ok"`
 	Opt   *float64 `parquet:"opt,optional"`
-	skip  int
+	//lint:ignore U1000 an unexported field is not a column: the tests check it is left out
+	skip int
 }
 
 func f64(v float64) *float64 { return &v }

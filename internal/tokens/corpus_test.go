@@ -3,36 +3,13 @@ package tokens
 import (
 	"hash/fnv"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/testutil"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
-
-// corpusDir finds ../shared/real-corpus beside the repository root.
-func corpusDir(t testing.TB) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root not found")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "real-corpus")
-	if _, err := os.Stat(c); err != nil {
-		t.Skipf("real corpus not available at %s: skipping the measurement on real sessions", c)
-	}
-	return c
-}
 
 // realSessions are the corpus directories holding real Claude Code sessions
 // with real usage (the synthetic fixtures' usage numbers are made up).
@@ -46,7 +23,7 @@ type corpusTranscript struct {
 }
 
 func loadCorpus(t testing.TB, keep bool) []corpusTranscript {
-	root := corpusDir(t)
+	root := testutil.RealCorpus(t)
 	var paths []string
 	for _, d := range realSessions {
 		paths = append(paths, filepath.Join(root, d))

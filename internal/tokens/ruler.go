@@ -42,7 +42,6 @@ package tokens
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -205,14 +204,4 @@ func ParseNames(s string) ([]string, error) {
 		return nil, fmt.Errorf("no ruler named in %q", s)
 	}
 	return out, nil
-}
-
-// sortedKeys returns a map's keys in order (deterministic outputs).
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

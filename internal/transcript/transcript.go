@@ -172,8 +172,10 @@ type Problem struct {
 
 // Stats are counts over the whole file (every branch), made by the reader.
 type Stats struct {
-	// Lines is the number of lines (records) in the file. Every line is
-	// exactly one of parsed, ignored or bad.
+	// Lines is the number of records in the file: its lines for JSON lines
+	// formats, the elements read as a unit for JSON documents (see the
+	// loader's package doc). Every record is exactly one of parsed, ignored
+	// or bad.
 	Lines int
 	// ParsedLines are lines read as conversation records or events.
 	ParsedLines int

@@ -1,15 +1,15 @@
 //go:build unix
 
-package anchors
+package testutil
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the process's user+system CPU time so far; benchmarks report it
-// because wall time on a shared machine swings with other load.
-func cpuTime() time.Duration {
+// CPUTime is the process's user + system CPU time so far. Benchmarks report
+// it because wall time on a shared machine swings with other load.
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
