@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compactbench/compactbench/internal/testutil"
 )
 
 // duckdbScript prints, for every Parquet file named on its command line,
@@ -43,7 +45,7 @@ func duckdbModules(t *testing.T) string {
 	}
 	dir := os.Getenv("COMPACTBENCH_NODE_MODULES")
 	if dir == "" {
-		dir = filepath.Join(repoRoot(t), ".tools", "node", "node_modules")
+		dir = filepath.Join(testutil.RepoRoot(t), ".tools", "node", "node_modules")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "@duckdb", "node-api")); err != nil {
 		needTool(t, "@duckdb/node-api is not in %s (make tools installs it)", dir)

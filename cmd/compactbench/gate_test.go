@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/compactbench/compactbench/internal/testutil"
 )
 
 // gateFiles writes a baseline summary (a run over the seeds) and a
@@ -100,7 +102,7 @@ func TestGateGolden(t *testing.T) {
 // fresh main job on corpora/ (what .ci/run does); when it fails, the
 // baseline is stale: make baseline refreshes it.
 func TestBaselineIsCurrent(t *testing.T) {
-	root := repoRoot(t)
+	root := testutil.RepoRoot(t)
 	base := filepath.Join(root, "results", "baseline.json")
 	out := t.TempDir()
 	if code, _, stderr := runCLI(t, "run", "-q", "--format", "json", "-o", out, filepath.Join(root, "corpora")); code != 0 {
