@@ -142,3 +142,25 @@ func TestMarkdownTableEscapes(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestReportsWithoutData: a run with nothing to chart still writes both
+// reports, saying so, without a data mark.
+func TestReportsWithoutData(t *testing.T) {
+	s := NewSummary(Meta{Tool: "compactbench", Inputs: []string{"x"}})
+	s.Finish()
+	d := NewReportData("", []Setting{{"mode", "replay"}})
+	var md, page strings.Builder
+	if err := WriteMarkdown(&md, s, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&page, s, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "## Caveats") || strings.Contains(md.String(), "## Strategies") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+	html := page.String()
+	if strings.Contains(html, `class="mark"`) || strings.Count(html, `class="chart empty"`) != 5 {
+		t.Errorf("empty charts: %d", strings.Count(html, `class="chart empty"`))
+	}
+}

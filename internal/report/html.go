@@ -246,20 +246,23 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 		partOf    int
 	}
 	var labs []*lab
-	at := map[[2]float64]*lab{}
 	for _, p := range pts {
 		st := p.st
 		tip := fmt.Sprintf("%s: median compression %s, need recall %s (%d of %d facts), %d compactions, cost ratio %s",
 			p.id, pct(st.MedianCompression), pct(st.NeedRecall), st.NeedKept, st.NeedFacts, st.Compactions, ratio(st.CostRatio))
 		g.circle(xs.at(p.x), ys.at(p.y), 5.5, tip, "class", "mark", "fill", colour(strategyIndex(p.id)), "stroke", "#fff")
-		key := [2]float64{math.Round(xs.at(p.x)), math.Round(ys.at(p.y))}
-		if l := at[key]; l != nil {
-			l.text += ", " + p.id
+		var near *lab // a label already at (within 3 px of) this point
+		for _, l := range labs {
+			if math.Abs(l.px-xs.at(p.x)) <= 3 && math.Abs(l.py-ys.at(p.y)) <= 3 {
+				near = l
+				break
+			}
+		}
+		if near != nil {
+			near.text += ", " + p.id
 			continue
 		}
-		l := &lab{text: p.id, px: xs.at(p.x), py: ys.at(p.y), y: ys.at(p.y) + 4}
-		at[key] = l
-		labs = append(labs, l)
+		labs = append(labs, &lab{text: p.id, px: xs.at(p.x), py: ys.at(p.y), y: ys.at(p.y) + 4})
 	}
 	for iter := 0; iter < 60; iter++ {
 		moved := false
