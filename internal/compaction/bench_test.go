@@ -14,21 +14,30 @@ import (
 
 // corpus loads the real corpus's Claude Code sessions and subagents, or skips.
 func corpus(tb testing.TB) []*transcript.Transcript {
+	return realTranscripts(tb, true)
+}
+
+// realTranscripts loads the real corpus's replayable transcripts (sessions
+// and subagents with messages), of Claude Code only or of every format.
+func realTranscripts(tb testing.TB, claudeCodeOnly bool) []*transcript.Transcript {
 	tb.Helper()
 	root := testutil.RealCorpus(tb)
 	var out []*transcript.Transcript
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
-			return err
-		}
-		loader.ReadFile(p, loader.Options{}, func(t *transcript.Transcript) error {
-			if t.Format == loader.ClaudeCodeFormat && (t.Kind == transcript.KindSession || t.Kind == transcript.KindSubagent) && len(t.Messages) > 0 {
+	in, err := loader.Walk([]string{root})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, f := range in.Files {
+		loader.ReadFile(f.Path, loader.Options{}, func(t *transcript.Transcript) error {
+			if claudeCodeOnly && t.Format != loader.ClaudeCodeFormat {
+				return nil
+			}
+			if (t.Kind == transcript.KindSession || t.Kind == transcript.KindSubagent) && len(t.Messages) > 0 {
 				out = append(out, t)
 			}
 			return nil
 		})
-		return nil
-	})
+	}
 	return out
 }
 

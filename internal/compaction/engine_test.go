@@ -202,3 +202,41 @@ func TestCountKeepsOneTotalPerRuler(t *testing.T) {
 		t.Errorf("after a compaction: Count %d, recount %d, %d totals kept", got, count(), len(sim.aux))
 	}
 }
+
+// TestPairsWithRepeatedIDsAndSameMessagePairs: recordings reuse tool ids
+// (SWE-agent demonstrations) and put a result in the calling message
+// (Codex web search); neither is an invalid context.
+func TestPairsWithRepeatedIDsAndSameMessagePairs(t *testing.T) {
+	b := &builder{}
+	b.user("Go.")
+	b.say("", "Bash:x:ls").result("x", false, "a") // 1 2
+	b.say("", "Bash:x:ls").result("x", false, "b") // 3 4: the same id again
+	b.say("searching", "WebSearch:w")              // 5
+	b.msgs[5].Blocks = append(b.msgs[5].Blocks, transcript.Block{Kind: transcript.BlockToolResult, ToolID: "w", Text: "results"})
+	b.say("done")
+	sim := &Sim{Shared: NewShared(b.transcript()), Metric: ruler(t, "chars4"), lastPrompt: -1}
+	sim.append(len(sim.T.Messages))
+	for _, keep := range [][]int{{0, 1, 2, 3, 4, 5, 6}, {0, 3, 4, 5, 6}, {5, 6}} {
+		ctx := make([]Item, len(keep))
+		for i, k := range keep {
+			ctx[i] = sim.Original(k)
+		}
+		sim.replace(ctx)
+		sc := sim.scratch(len(sim.T.Messages), len(sim.Turns))
+		for i := range sim.Ctx {
+			sc.present[sim.Ctx[i].Orig], sc.pos[sim.Ctx[i].Orig] = sc.stamp, int32(i)
+		}
+		if o, d := sc.pairs(sim.Shared, sim.Ctx); o != 0 || d != 0 {
+			t.Errorf("keeping %v: %d orphans, %d dangling, want none", keep, o, d)
+		}
+	}
+	// Dropping the second call keeps its result: one orphan.
+	sim.replace([]Item{sim.Original(0), sim.Original(1), sim.Original(2), sim.Original(4)})
+	sc := sim.scratch(len(sim.T.Messages), len(sim.Turns))
+	for i := range sim.Ctx {
+		sc.present[sim.Ctx[i].Orig], sc.pos[sim.Ctx[i].Orig] = sc.stamp, int32(i)
+	}
+	if o, d := sc.pairs(sim.Shared, sim.Ctx); o != 1 || d != 0 {
+		t.Errorf("second call dropped: %d orphans, %d dangling, want 1 and 0", o, d)
+	}
+}

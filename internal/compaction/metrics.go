@@ -127,36 +127,29 @@ type toolPartner struct {
 	partner int // message index, -1 when the recording has none
 }
 
-// toolPartners pairs the recording's tool blocks by id, once per transcript.
+// toolPartners pairs the recording's tool blocks, once per transcript, in
+// order: a result pairs with the most recent unanswered call of its id (some
+// recordings reuse ids: a SWE-agent demonstration repeats one call id).
 func toolPartners(msgs []transcript.Message) [][]toolPartner {
-	callAt, resultAt := map[string]int{}, map[string]int{}
-	for i := range msgs {
-		for _, b := range msgs[i].Blocks {
-			switch b.Kind {
-			case transcript.BlockToolUse:
-				callAt[b.ToolID] = i
-			case transcript.BlockToolResult:
-				resultAt[b.ToolID] = i
-			}
-		}
-	}
 	out := make([][]toolPartner, len(msgs))
+	type ref struct{ msg, k int }
+	open := map[string][]ref{}
 	for i := range msgs {
 		for _, b := range msgs[i].Blocks {
-			var at map[string]int
 			switch b.Kind {
 			case transcript.BlockToolUse:
-				at = resultAt
+				open[b.ToolID] = append(open[b.ToolID], ref{i, len(out[i])})
+				out[i] = append(out[i], toolPartner{id: b.ToolID, partner: -1})
 			case transcript.BlockToolResult:
-				at = callAt
-			default:
-				continue
+				tp := toolPartner{id: b.ToolID, result: true, partner: -1}
+				if calls := open[b.ToolID]; len(calls) > 0 {
+					c := calls[len(calls)-1]
+					open[b.ToolID] = calls[:len(calls)-1]
+					tp.partner = c.msg
+					out[c.msg][c.k].partner = i
+				}
+				out[i] = append(out[i], tp)
 			}
-			p, ok := at[b.ToolID]
-			if !ok {
-				p = -1
-			}
-			out[i] = append(out[i], toolPartner{id: b.ToolID, result: b.Kind == transcript.BlockToolResult, partner: p})
 		}
 	}
 	return out
@@ -197,7 +190,10 @@ func (sc *measureScratch) pairs(sh *Shared, items []Item) (orphans, dangling int
 			continue
 		}
 		for _, tp := range sh.partners[it.Orig] {
-			ok := tp.partner >= 0 && sc.present[tp.partner] == sc.stamp &&
+			// A pair inside one message (Codex records some results in
+			// the assistant message that made the call) is valid while
+			// the item keeps both blocks, which sameTools checked.
+			ok := tp.partner == it.Orig || tp.partner >= 0 && sc.present[tp.partner] == sc.stamp &&
 				(tp.result && int(sc.pos[tp.partner]) < i || !tp.result && int(sc.pos[tp.partner]) > i)
 			if ok || sh.Lost[tp.id] {
 				continue

@@ -14,7 +14,7 @@ func TestRealCorpusReplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the whole real corpus")
 	}
-	ts := corpus(t)
+	ts := realTranscripts(t, false) // every format
 	metric := ruler(t, "calibrated")
 	events, overflows := map[string]int{}, map[string]int{}
 	var preErr []float64
@@ -46,12 +46,22 @@ func TestRealCorpusReplay(t *testing.T) {
 				t.Errorf("%s %s: no cost ratio", tr.Path, spec.ID)
 			}
 			for _, e := range evs {
-				if e.OrphanResults != 0 || e.DanglingCalls != 0 {
+				// Seed 004's boundary walks back over tool messages only, so
+				// it splits a pair when the recording has another message
+				// between a call and its result (Codex writes a developer
+				// message there after an approval): the one invalid context
+				// a source's rule really produces.
+				if (e.OrphanResults != 0 || e.DanglingCalls != 0) && !(spec.ID == "window" && splitPairs(tr)) {
 					t.Errorf("%s %s round %d: %d orphan results, %d dangling calls", tr.Path, spec.ID, e.Round, e.OrphanResults, e.DanglingCalls)
 				}
 				// Masking an output shorter than its placeholder grows the
-				// context a little (the paper masks every older output).
-				if e.TokensAfter > e.TokensBefore && e.Action != "microcompact" && e.Action != "mask" {
+				// context a little (the paper masks every older output). A
+				// summary can also outgrow a tiny context: some Codex
+				// rollouts start with an overhead (instructions, tools)
+				// above the window, so every call compacts a few hundred
+				// tokens; growth is checked only where content drove the
+				// trigger.
+				if e.TokensAfter > e.TokensBefore && e.Action != "microcompact" && e.Action != "mask" && ov < opt.Window/2 {
 					t.Errorf("%s %s round %d: grew %d → %d", tr.Path, spec.ID, e.Round, e.TokensBefore, e.TokensAfter)
 				}
 				if spec.ID == "recorded" && e.Action == "recorded" {
@@ -70,7 +80,9 @@ func TestRealCorpusReplay(t *testing.T) {
 			// The cache-aware trigger (effective = prompt − 0.9 × cache
 			// read) stays far below 90 % of the window while the cache is
 			// warm: as specified, these strategies let the window overflow.
-			if events[spec.ID] != 0 || overflows[spec.ID] == 0 || events[spec.ID+"-nocache"] == 0 {
+			// It fires only where nothing is cached yet (a first call that
+			// already exceeds 90 % of the window).
+			if events[spec.ID]*10 > events[spec.ID+"-nocache"] || overflows[spec.ID] == 0 || events[spec.ID+"-nocache"] == 0 {
 				t.Errorf("%s: %d events, %d overflows; without the cache discount %d events", spec.ID,
 					events[spec.ID], overflows[spec.ID], events[spec.ID+"-nocache"])
 			}
@@ -88,4 +100,26 @@ func TestRealCorpusReplay(t *testing.T) {
 		t.Errorf("recorded: median |overhead + tokens_before − preTokens| / preTokens = %.3f, want ≤ 5%% (the ruler's error)", preErr[len(preErr)/2])
 	}
 	t.Logf("events per strategy: %v; overflows: %v; recorded preTokens errors: %v", events, overflows, preErr)
+}
+
+// splitPairs reports whether a recording has a non-tool message between a
+// tool call and its result.
+func splitPairs(tr *transcript.Transcript) bool {
+	open := map[string]bool{}
+	for _, m := range tr.Messages {
+		results := false
+		for _, b := range m.Blocks {
+			switch b.Kind {
+			case transcript.BlockToolUse:
+				open[b.ToolID] = true
+			case transcript.BlockToolResult:
+				results = true
+				delete(open, b.ToolID)
+			}
+		}
+		if !results && m.Role != transcript.RoleAssistant && len(open) > 0 {
+			return true
+		}
+	}
+	return false
 }
