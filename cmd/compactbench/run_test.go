@@ -98,3 +98,20 @@ func realCorpusPath() string {
 	}
 	return rc
 }
+
+// TestRunNotesOverfullWindow: a window no larger than a transcript's fixed
+// overhead makes every call compact; run says so, and only then.
+func TestRunNotesOverfullWindow(t *testing.T) {
+	for _, tc := range []struct {
+		window string
+		note   bool
+	}{{"14000", true}, {"14100", false}} { // the seeds' overheads are 14,095–14,098
+		code, _, stderr := runCLI(t, "run", "--format", "csv", "--window", tc.window, "-o", t.TempDir(), seeds)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if got := strings.Contains(stderr, "note: 3 transcripts have a fixed overhead"); got != tc.note {
+			t.Errorf("--window %s: note %v, want %v; stderr:\n%s", tc.window, got, tc.note, stderr)
+		}
+	}
+}
