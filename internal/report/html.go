@@ -243,7 +243,6 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 	type lab struct {
 		text      string
 		px, py, y float64
-		partOf    int
 	}
 	var labs []*lab
 	for _, p := range pts {
