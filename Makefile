@@ -5,7 +5,7 @@ BIN     := bin/compactbench
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build run test vet fmt-check bench fuzz corpus clean factors baseline gate tools
+.PHONY: all build run test vet fmt-check lint bench fuzz corpus clean factors baseline gate tools
 
 all: build
 
@@ -50,6 +50,11 @@ test: fmt-check vet
 
 vet:
 	$(GO) vet $(PKGS)
+
+## lint: staticcheck, fetched through the module proxy at a pinned version
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+lint:
+	$(GO) run $(STATICCHECK) $(PKGS)
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -10,6 +10,7 @@ import (
 
 	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/report"
+	"github.com/compactbench/compactbench/internal/testutil"
 )
 
 func TestRulesShowAndList(t *testing.T) {
@@ -113,7 +114,7 @@ func BenchmarkRunAnchors(b *testing.B) {
 	}{{"anchors", false}, {"no-anchors", true}} {
 		b.Run(c.name, func(b *testing.B) {
 			out := b.TempDir()
-			cpu := cpuTime()
+			cpu := testutil.CPUTime()
 			for i := 0; i < b.N; i++ {
 				opts := runOptions{Paths: []string{corpus}, Jobs: 2, Out: out, Quiet: true, Evidence: "all",
 					Formats: outputFormats{Files: reportFormats()}, NoAnchors: c.noAnchors}
@@ -122,7 +123,7 @@ func BenchmarkRunAnchors(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(testutil.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/gen"
+	"github.com/compactbench/compactbench/internal/testutil"
 )
 
 // runMain runs the CLI in-process and returns its exit code and stderr.
@@ -227,29 +228,10 @@ func TestGenUsage(t *testing.T) {
 	}
 }
 
-// repoRoot walks up from the working directory to go.mod.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
-
 // TestCorpusUpToDate: corpora/generated is exactly what `make corpus`
 // writes, with the flags the Makefile gives (CORPUS_GEN).
 func TestCorpusUpToDate(t *testing.T) {
-	root := repoRoot(t)
+	root := testutil.RepoRoot(t)
 	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
 	if err != nil {
 		t.Fatal(err)
