@@ -19,11 +19,7 @@ import (
 // real corpus.
 func TestReportRendersInChromium(t *testing.T) {
 	bin := chromium(t)
-	inputs := map[string][]string{"fixtures": {"--window", reportWindow, seeds, fixtures}}
-	if rc := realCorpusPath(); rc != "" {
-		inputs["real-corpus"] = []string{"--window", "60000", rc}
-	}
-	for name, args := range inputs {
+	for name, args := range checkedRuns() {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			if code, _, stderr := runCLI(t, append([]string{"run", "-q", "--format", "html", "-o", dir}, args...)...); code != 0 {

@@ -16,6 +16,17 @@ var reportInputs = []string{seeds, fixtures}
 
 const reportWindow = "8000"
 
+// checkedRuns are the run arguments of the report checks (browser, DuckDB),
+// by name: the report inputs, and the real corpus when present (at a window
+// where every strategy compacts).
+func checkedRuns() map[string][]string {
+	runs := map[string][]string{"fixtures": append([]string{"--window", reportWindow}, reportInputs...)}
+	if rc := realCorpusPath(); rc != "" {
+		runs["real-corpus"] = []string{"--window", "60000", rc}
+	}
+	return runs
+}
+
 // runReport runs the command with the report inputs and returns the output
 // directory.
 func runReport(t *testing.T, extra ...string) string {

@@ -126,18 +126,7 @@ func RenderLeft(w io.Writer, header []string, rows [][]string, maxWidth int) err
 	if maxWidth > 0 {
 		opts = append(opts, tablewriter.WithRowMaxWidth(maxWidth), tablewriter.WithRowAutoWrap(tw.WrapNormal))
 	}
-	t := tablewriter.NewTable(w, opts...)
-	hdr := make([]any, len(header))
-	for i, h := range header {
-		hdr[i] = h
-	}
-	t.Header(hdr...)
-	for _, r := range rows {
-		if err := t.Append(r); err != nil {
-			return err
-		}
-	}
-	return t.Render()
+	return render(w, header, rows, opts...)
 }
 
 // AnchorsTable renders the per-rule-set anchor figures of a run.

@@ -68,14 +68,8 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 		b.WriteString("<p>None: every line was read or ignored by type.</p>\n")
 	} else {
 		fmt.Fprintf(b, "<p>%d problems (rows of <code>problems</code>, with file and line); the most frequent kinds:</p>\n", s.Corpus.Problems)
-		var rows [][]string
-		for _, p := range d.TopProblems(topProblems) {
-			rows = append(rows, []string{itoa(p.Count), p.Reason, fmt.Sprintf("%s:%d", p.Example.Path, p.Example.Line)})
-		}
-		if d.OtherProblems > 0 {
-			rows = append(rows, []string{itoa(d.OtherProblems), "(other kinds)", ""})
-		}
-		htmlTable(b, []string{"count", "problem", "first at"}, rows, "problems")
+		h, rows := problemsGrid(d)
+		htmlTable(b, h, rows, "problems")
 	}
 	b.WriteString("</section>\n")
 

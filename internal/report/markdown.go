@@ -48,14 +48,8 @@ func WriteMarkdown(w io.Writer, s *Summary, d *ReportData) error {
 		b.WriteString("None: every line was read or ignored by type.\n")
 	} else {
 		fmt.Fprintf(b, "%d problems (each is a row of `problems`, with file and line); the most frequent kinds:\n\n", s.Corpus.Problems)
-		var rows [][]string
-		for _, p := range d.TopProblems(topProblems) {
-			rows = append(rows, []string{itoa(p.Count), p.Reason, fmt.Sprintf("%s:%d", p.Example.Path, p.Example.Line)})
-		}
-		if d.OtherProblems > 0 {
-			rows = append(rows, []string{itoa(d.OtherProblems), "(other kinds)", ""})
-		}
-		mdTable(b, []string{"count", "problem", "first at"}, rows, "rll")
+		h, rows := problemsGrid(d)
+		mdTable(b, h, rows, "rll")
 	}
 
 	b.WriteString("\n## Caveats\n\n")

@@ -10,11 +10,16 @@ import (
 
 // RenderTable writes a plain text table for terminals.
 func RenderTable(w io.Writer, header []string, rows [][]string) error {
-	t := tablewriter.NewTable(w,
+	return render(w, header, rows,
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAlignment(tw.AlignRight),
 		tablewriter.WithHeaderAlignment(tw.AlignCenter),
 	)
+}
+
+// render writes a table with the given options.
+func render(w io.Writer, header []string, rows [][]string, opts ...tablewriter.Option) error {
+	t := tablewriter.NewTable(w, opts...)
 	hdr := make([]any, len(header))
 	for i, h := range header {
 		hdr[i] = h

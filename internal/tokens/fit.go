@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"errors"
+	"iter"
 	"math"
 
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -292,6 +293,28 @@ func index(xs []int, x int) int {
 	return -1
 }
 
+// measuredCalls yields the calls of a sample the calibrated ruler is
+// measured on (complete, not anchors, with a real context), each with its
+// governing anchor.
+func measuredCalls(s *Sample) iter.Seq2[*SampleCall, *SampleCall] {
+	return func(yield func(*SampleCall, *SampleCall) bool) {
+		var anchor *SampleCall
+		for k := range s.Calls {
+			c := &s.Calls[k]
+			if c.Anchor {
+				anchor = c
+				continue
+			}
+			if anchor == nil || !c.Complete || c.Real <= 0 {
+				continue
+			}
+			if !yield(anchor, c) {
+				return
+			}
+		}
+	}
+}
+
 // SampleErrors returns the calibrated ruler's level errors with factors f on
 // the complete, non-anchor calls of a sample: est = real(anchor) +
 // f·(X − X(anchor)), the same definition as EstimateCalls up to per-block
@@ -299,16 +322,7 @@ func index(xs []int, x int) int {
 func SampleErrors(s *Sample, f *Factors) []float64 {
 	v := f.vector()
 	var errs []float64
-	var anchor *SampleCall
-	for k := range s.Calls {
-		c := &s.Calls[k]
-		if c.Anchor {
-			anchor = c
-			continue
-		}
-		if anchor == nil || !c.Complete || c.Real <= 0 {
-			continue
-		}
+	for anchor, c := range measuredCalls(s) {
 		est := anchor.Real
 		for j := range v {
 			est += v[j] * (c.X[j] - anchor.X[j])
@@ -512,16 +526,7 @@ func gaussSolve(M [][]float64) []float64 {
 func SampleClasses(s *Sample, f *Factors) []string {
 	v := f.vector()
 	var out []string
-	var anchor *SampleCall
-	for k := range s.Calls {
-		c := &s.Calls[k]
-		if c.Anchor {
-			anchor = c
-			continue
-		}
-		if anchor == nil || !c.Complete || c.Real <= 0 {
-			continue
-		}
+	for anchor, c := range measuredCalls(s) {
 		best, bestV := "", -1.0
 		for j := range v {
 			// structure constants are grouped with their class
