@@ -202,7 +202,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		}
 		for _, r := range rs {
 			ids, paths = append(ids, r.Transcript.TranscriptID), append(paths, r.Transcript.Path)
-			if len(r.Runs) > 0 && r.Runs[0].Window > 0 && r.Runs[0].Overhead >= r.Runs[0].Window {
+			if r.OverheadFillsWindow() {
 				overfull = append(overfull, r.Transcript.Path)
 			}
 		}

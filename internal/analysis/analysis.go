@@ -59,6 +59,12 @@ type Result struct {
 	AnchorCounts []anchors.SetCounts
 }
 
+// OverheadFillsWindow reports whether the transcript was replayed with a
+// fixed overhead at or above the window: every call of it compacts.
+func (r *Result) OverheadFillsWindow() bool {
+	return len(r.Runs) > 0 && r.Runs[0].Window > 0 && r.Runs[0].Overhead >= r.Runs[0].Window
+}
+
 // TranscriptRow is a row of the transcripts table: one per transcript read.
 type TranscriptRow struct {
 	Path         string `parquet:"path" json:"path"`
