@@ -116,7 +116,7 @@ func contextOf(t *transcript.Turn) turnContext {
 			}
 			c.errors = append(c.errors, firstRunes(line, 100))
 		}
-		lower := strings.ToLower(r.Output)
+		lower := lowerForASCII(r.Output)
 		if strings.Contains(lower, "test") {
 			if strings.Contains(lower, "pass") || strings.Contains(lower, "success") {
 				c.build = BuildPassing
@@ -125,7 +125,7 @@ func contextOf(t *transcript.Turn) turnContext {
 			}
 		}
 	}
-	lower := strings.ToLower(t.UserMessage)
+	lower := lowerForASCII(t.UserMessage)
 	for _, m := range goalMarkers {
 		if strings.Contains(lower, m) {
 			first, _, _ := strings.Cut(t.UserMessage, ".")
@@ -134,6 +134,20 @@ func contextOf(t *transcript.Turn) turnContext {
 		}
 	}
 	return c
+}
+
+// lowerForASCII returns s lower-cased for looking up ASCII needles: every
+// ASCII string occurs in it exactly when it occurs in strings.ToLower(s).
+// Lower-casing maps ASCII letters to ASCII and every other rune to non-ASCII
+// runes, except U+0130 (İ) and U+212A (KELVIN SIGN), which become 'i' and
+// 'k'; without them, folding the ASCII letters (asciiLower, no copy when
+// there is no capital) gives the same answers as the full Unicode mapping at
+// a fraction of its cost on long tool outputs.
+func lowerForASCII(s string) string {
+	if strings.Contains(s, "\u0130") || strings.Contains(s, "\u212a") {
+		return strings.ToLower(s)
+	}
+	return asciiLower(s)
 }
 
 func foldContext(cs []turnContext, turns []transcript.Turn) PreservationContext {

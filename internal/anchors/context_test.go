@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/compactbench/compactbench/internal/loader"
 	"github.com/compactbench/compactbench/internal/testutil"
@@ -181,5 +182,32 @@ func TestWindowsOnRealCorpus(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no transcripts checked")
+	}
+}
+
+// TestLowerForASCII: lowerForASCII answers ASCII look-ups as
+// strings.ToLower does, which rests on U+0130 and U+212A being the only
+// non-ASCII runes that lower-case to ASCII.
+func TestLowerForASCII(t *testing.T) {
+	var toASCII []rune
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if l := unicode.ToLower(r); l < 0x80 {
+			toASCII = append(toASCII, r)
+		}
+	}
+	if want := []rune{'\u0130', '\u212a'}; !reflect.DeepEqual(toASCII, want) {
+		t.Fatalf("non-ASCII runes lower-casing to ASCII: %U, want %U", toASCII, want)
+	}
+	needles := append([]string{"test", "pass", "success", "fail", "error", "k", "ok"}, goalMarkers...)
+	texts := []string{
+		"", "Tests PASSED", "FA\u0130L", "\u0130 want to go", "O\u212a", "ö\u212aay", "TEST \xff\xfeFAIL", "Pleaſe",
+		"ÜBER TEST: SUCCESS ✓", "\u0130 NEED TO", "error\u0130", "te\xc4st",
+	}
+	for _, s := range texts {
+		for _, n := range needles {
+			if got, want := strings.Contains(lowerForASCII(s), n), strings.Contains(strings.ToLower(s), n); got != want {
+				t.Errorf("%q contains %q: %v, strings.ToLower says %v", s, n, got, want)
+			}
+		}
 	}
 }
