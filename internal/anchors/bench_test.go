@@ -50,6 +50,7 @@ func BenchmarkFlowCorpus(b *testing.B) {
 	suite := NewSuite(Defaults()...)
 	b.SetBytes(size)
 	b.ResetTimer()
+	cpu := testutil.CPUTime()
 	for i := 0; i < b.N; i++ {
 		for _, ts := range all {
 			for _, e := range suite.Evaluate(ts) {
@@ -57,6 +58,7 @@ func BenchmarkFlowCorpus(b *testing.B) {
 			}
 		}
 	}
+	b.ReportMetric(float64(testutil.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // BenchmarkLoadCorpus is the loading the two benchmarks above leave out, for
