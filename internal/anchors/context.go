@@ -2,6 +2,7 @@ package anchors
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -45,11 +46,7 @@ type PreservationContext struct {
 
 // ExtractContext computes the PreservationContext of turns.
 func ExtractContext(turns []transcript.Turn) PreservationContext {
-	ctx := make([]turnContext, len(turns))
-	for i := range turns {
-		ctx[i] = contextOf(&turns[i])
-	}
-	return foldContext(ctx, turns)
+	return foldContext((&contexts{turns: turns}).get(), turns)
 }
 
 // Format renders the context as seed 000's format_for_summary:
@@ -81,6 +78,24 @@ type turnContext struct {
 	build  BuildStatus // the turn's last decisive result, or unknown
 	goal   string
 	isGoal bool
+}
+
+// contexts computes the turnContext of every turn once, on first use; the
+// evaluations of one Suite.Evaluate call share it.
+type contexts struct {
+	once  sync.Once
+	turns []transcript.Turn
+	ctx   []turnContext
+}
+
+func (c *contexts) get() []turnContext {
+	c.once.Do(func() {
+		c.ctx = make([]turnContext, len(c.turns))
+		for i := range c.turns {
+			c.ctx[i] = contextOf(&c.turns[i])
+		}
+	})
+	return c.ctx
 }
 
 // searchTools name a directory to search, not a file to work on.

@@ -81,11 +81,12 @@ func (s *Suite) Evaluate(turns []transcript.Turn) []*Evaluation {
 
 func (p *program) evaluate(turns []transcript.Turn) []*Evaluation {
 	facts := p.facts(turns)
+	ctx := &contexts{turns: turns} // the same for every set
 	out := make([]*Evaluation, len(p.sets))
 	for k, cs := range p.sets {
 		nr := len(cs.rules)
 		e := &Evaluation{Set: cs.set, turns: turns, nrules: nr,
-			matched: make([]bool, len(turns)*nr), fired: make([]int16, len(turns))}
+			matched: make([]bool, len(turns)*nr), fired: make([]int16, len(turns)), ctx: ctx}
 		for i := range turns {
 			e.fired[i] = -1
 			for r, conds := range cs.rules {
@@ -115,7 +116,8 @@ type Evaluation struct {
 	nrules  int
 	matched []bool
 	fired   []int16
-	ctx     []turnContext
+	// ctx is shared by the evaluations of one Suite.Evaluate call.
+	ctx *contexts
 }
 
 // Len is the number of turns evaluated.
@@ -153,13 +155,7 @@ func (e *Evaluation) Anchors(from, to int) []Anchor {
 // window. A turn's previous_error is the one it had in the evaluated list.
 func (e *Evaluation) Flow(from, to int) Flow {
 	f := e.Detect(from, to)
-	if e.ctx == nil {
-		e.ctx = make([]turnContext, len(e.turns))
-		for i := range e.turns {
-			e.ctx[i] = contextOf(&e.turns[i])
-		}
-	}
-	f.Context = foldContext(e.ctx[from:to], e.turns[from:to])
+	f.Context = foldContext(e.ctx.get()[from:to], e.turns[from:to])
 	return f
 }
 
