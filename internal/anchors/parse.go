@@ -237,11 +237,7 @@ func (p *parser) anchorType(n *yaml.Node) Type {
 	s := p.str(n, "type")
 	t, ok := ParseType(s)
 	if !ok && s != "" {
-		names := make([]string, len(Types))
-		for i, t := range Types {
-			names[i] = string(t)
-		}
-		p.errf(n, "unknown anchor type %q (known: %s)", s, strings.Join(names, ", "))
+		p.errf(n, "unknown anchor type %q (known: %s)", s, typeNames())
 	}
 	return t
 }
