@@ -53,8 +53,13 @@ func (f *Flow) Natural() []Anchor {
 // transcript (or per turn list); Flow then answers for any window of the
 // turns without looking at their text again.
 func (s *RuleSet) Evaluate(turns []transcript.Turn) *Evaluation {
+	return s.program().evaluate(turns)[0]
+}
+
+// program compiles the set on first use.
+func (s *RuleSet) program() *program {
 	s.once.Do(func() { s.prog = compile(s) })
-	return s.prog.evaluate(turns)[0]
+	return s.prog
 }
 
 // Flow is Evaluate(turns).Flow(0, len(turns)).

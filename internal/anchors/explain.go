@@ -37,8 +37,7 @@ type CondExplanation struct {
 // Explain evaluates every rule of the set on turn i of turns, keeping each
 // condition's verdict. It gives the same verdicts as Evaluate.
 func (s *RuleSet) Explain(turns []transcript.Turn, i int) []Explanation {
-	s.once.Do(func() { s.prog = compile(s) })
-	p := s.prog
+	p := s.program()
 	facts := p.facts(turns[i : i+1])
 	f := &facts[0]
 	cs := p.sets[0]
