@@ -89,7 +89,7 @@ func (p *program) explain(n *cnode, f *turnFacts, t *transcript.Turn) CondExplan
 			ce.Detail += fmt.Sprintf(" (%d by tool)", tool)
 		}
 		if len(f.calls) > 0 {
-			ce.Detail += "; tools: " + toolCounts(t)
+			ce.Detail += "; tools: " + ToolCounts(t)
 		}
 	case CondResult:
 		rs := f.results
@@ -165,9 +165,9 @@ func textHead(what, s string) string {
 	return fmt.Sprintf("%s (%d bytes): %q", what, len(s), head)
 }
 
-// toolCounts renders the tools a turn called: "Bash×5, Edit, Read×2",
-// sorted by name.
-func toolCounts(t *transcript.Turn) string {
+// ToolCounts renders the tools a turn called: "Bash×5, Edit, Read×2",
+// sorted by name (explanations and inspect show it).
+func ToolCounts(t *transcript.Turn) string {
 	counts := map[string]int{}
 	for _, c := range t.ToolCalls {
 		counts[c.Name]++
@@ -184,9 +184,6 @@ func toolCounts(t *transcript.Turn) string {
 	}
 	return strings.Join(names, ", ")
 }
-
-// ToolCounts renders the tools a turn called, as inspect shows them.
-func ToolCounts(t *transcript.Turn) string { return toolCounts(t) }
 
 // CondString renders a condition on one line.
 func CondString(c *Cond) string {
