@@ -115,6 +115,7 @@ func DeriveEvidence(t *transcript.Transcript, turns []transcript.Turn, kinds []E
 		out = append(out, Evidence{Turn: turn, Type: EvidenceType[k], Kind: k, Note: note})
 	}
 	var todo todoState
+	cmds := map[string]string{}
 	tests := map[string]int{} // runner -> first turn of its unresolved failure
 	var p fastjson.Parser
 	compactAt := compactionTurns(t, turns)
@@ -132,12 +133,7 @@ func DeriveEvidence(t *transcript.Transcript, turns []transcript.Turn, kinds []E
 			}
 		}
 		if want[EvidenceCommit] || want[EvidenceTestFix] {
-			cmds := make(map[string]string, len(tr.ToolCalls))
-			for j := range tr.ToolCalls {
-				if c := &tr.ToolCalls[j]; c.Command != "" {
-					cmds[c.ID] = c.Command
-				}
-			}
+			callCommands(tr, cmds)
 			var fixed []string
 			for j := range tr.ToolResults {
 				r := &tr.ToolResults[j]

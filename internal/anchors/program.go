@@ -407,14 +407,11 @@ func (p *program) facts(turns []transcript.Turn) []turnFacts {
 		f.prevErr = t.PreviousError
 		f.user, f.response = take(t.UserMessage), take(t.AssistantResponse)
 		f.calls, calls = calls[:len(t.ToolCalls):len(t.ToolCalls)], calls[len(t.ToolCalls):]
-		clear(cmds)
 		for j := range t.ToolCalls {
 			c := &t.ToolCalls[j]
 			f.calls[j] = callFacts{name: c.Name, command: take(c.Command), path: take(c.Path), input: take(c.Input)}
-			if c.Command != "" {
-				cmds[c.ID] = c.Command
-			}
 		}
+		callCommands(t, cmds)
 		f.results, results = results[:len(t.ToolResults):len(t.ToolResults)], results[len(t.ToolResults):]
 		for j := range t.ToolResults {
 			r := &t.ToolResults[j]
@@ -422,6 +419,17 @@ func (p *program) facts(turns []transcript.Turn) []turnFacts {
 		}
 	}
 	return out
+}
+
+// callCommands fills m (cleared first) with the command of each tool call
+// of the turn that has one, by call id: the command a tool result answers.
+func callCommands(t *transcript.Turn, m map[string]string) {
+	clear(m)
+	for j := range t.ToolCalls {
+		if c := &t.ToolCalls[j]; c.Command != "" {
+			m[c.ID] = c.Command
+		}
+	}
 }
 
 // holds evaluates a compiled condition on a turn.
