@@ -173,9 +173,6 @@ func (tr *Truth) Turns() int {
 	return n
 }
 
-// Has reports whether turn carries a label (of any type).
-func (tr *Truth) Has(turn int) bool { return turn < len(tr.mask) && tr.mask[turn] != 0 }
-
 func typeBit(t Type) uint8 { return 1 << typeIndex(t) }
 
 // typeIndex is t's index in Types.
