@@ -369,7 +369,7 @@ var condKeys = condNames[:]
 // cond reads one condition: a mapping with exactly one condition key.
 func (p *parser) cond(n *yaml.Node) *Cond {
 	n = deref(n)
-	c := &Cond{Line: n.Line}
+	c := &Cond{}
 	fs := p.fields(n, "condition", condKeys...)
 	if len(fs) != 1 {
 		if len(fs) > 1 {
@@ -475,7 +475,7 @@ func (p *parser) count(n *yaml.Node) int {
 // contains and regex), or a list meaning all of its items.
 func (p *parser) text(n *yaml.Node, what string) *Text {
 	n = deref(n)
-	t := &Text{Line: n.Line}
+	t := &Text{}
 	if n.Kind == yaml.SequenceNode {
 		t.Op = TextAll
 		t.Kids = p.textList(n, what)

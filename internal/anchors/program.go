@@ -65,7 +65,6 @@ type tnode struct {
 	leaf int32
 	kids []*tnode
 	cost int
-	src  *Text
 }
 
 // toolSet matches tool names: exact names and "prefix*" patterns.
@@ -175,7 +174,7 @@ func (p *program) text(t *Text) *tnode {
 	if t == nil {
 		return nil
 	}
-	n := &tnode{op: t.Op, leaf: -1, src: t}
+	n := &tnode{op: t.Op, leaf: -1}
 	switch t.Op {
 	case TextAll, TextAny, TextNot:
 		for _, k := range t.Kids {

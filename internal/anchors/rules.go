@@ -130,8 +130,6 @@ type Cond struct {
 	Result *ResultTest
 	// Text is the matcher of CondUser and CondResponse.
 	Text *Text
-	// Line is the condition's line in the YAML source.
-	Line int
 }
 
 // CallTest holds when some tool call of the turn satisfies every field set.
@@ -196,7 +194,6 @@ type Text struct {
 	N int
 	// Kids are the operands of all, any and not.
 	Kids []*Text
-	Line int
 
 	re *regexp.Regexp
 }
