@@ -1,6 +1,7 @@
 package anchors
 
 import (
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -92,4 +93,11 @@ func FuzzFoldSet(f *testing.F) {
 			t.Fatalf("in(%q, %q) = %v, want %v", s, needles, got, want)
 		}
 	})
+}
+
+func TestDropContaining(t *testing.T) {
+	got := dropContaining([]string{"FAILED", "FAIL", "x", "--- FAIL", "x", "cargo test", "go test"})
+	if want := []string{"FAIL", "x", "go test"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
 }

@@ -58,7 +58,28 @@ func newPrefilter(pattern string, fold bool) *prefilter {
 		}
 		p.lits = append(p.lits, s)
 	}
+	p.lits = dropContaining(p.lits)
 	return p
+}
+
+// dropContaining removes every literal that holds another one of the set
+// (and repeats): a text holding it holds the shorter one too, so the set
+// answers the same with fewer searches ("FAILED" goes when "FAIL" is there).
+func dropContaining(lits []string) []string {
+	var out []string
+	for i, l := range lits {
+		keep := true
+		for j, m := range lits {
+			if j != i && strings.Contains(l, m) && (len(m) < len(l) || j < i) {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 type lit struct {
