@@ -192,11 +192,7 @@ func TestRuleRows(t *testing.T) {
 // TestTunedBeatsSeedsOnRealCorpus: on the shared real corpus, against
 // evidence labels, tuned's F1 is strictly above codelet's and fspec's.
 func TestTunedBeatsSeedsOnRealCorpus(t *testing.T) {
-	dir := filepath.Join(testutil.RepoRoot(t), "..", "shared", "real-corpus")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real corpus not available at %s: %v", dir, err)
-	}
-	sc := tally(analyzeDir(t, dir))
+	sc := tally(analyzeDir(t, testutil.RealCorpus(t)))
 	f1 := map[string]float64{}
 	for _, set := range []string{"codelet", "fspec", "tuned"} {
 		c := sc[set]

@@ -104,11 +104,7 @@ func (c *Config) Rulers() ([]*tokens.Ruler, error) {
 	}
 	out := make([]*tokens.Ruler, 0, len(names))
 	for _, n := range names {
-		if n == tokens.Calibrated && c.Calibration != nil {
-			out = append(out, tokens.NewCalibrated(c.Calibration))
-			continue
-		}
-		r, err := tokens.ByName(n)
+		r, err := c.ruler(n)
 		if err != nil {
 			return nil, err
 		}
@@ -124,6 +120,12 @@ func (c *Config) MetricRuler() (*tokens.Ruler, error) {
 	if name == "" {
 		name = tokens.Calibrated
 	}
+	return c.ruler(name)
+}
+
+// ruler builds a registered ruler; the calibrated one with the config's
+// factors when it has some.
+func (c *Config) ruler(name string) (*tokens.Ruler, error) {
 	if name == tokens.Calibrated && c.Calibration != nil {
 		return tokens.NewCalibrated(c.Calibration), nil
 	}

@@ -1,32 +1,18 @@
 package tokens
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
-// benchBlocks returns the blocks of the real sessions (or, without the
-// corpus, a synthetic mix of prose, code and JSON).
+// benchBlocks returns the blocks of the real sessions (the benchmark skips
+// without the corpus).
 func benchBlocks(b *testing.B) []transcript.Block {
 	var blocks []transcript.Block
-	func() {
-		defer func() { recover() }()
-		for _, c := range loadCorpus(b, true) {
-			for i := range c.t.Messages {
-				blocks = append(blocks, c.t.Messages[i].Blocks...)
-			}
-		}
-	}()
-	if len(blocks) == 0 {
-		prose := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 200)
-		code := strings.Repeat("func f(x int) int {\n\treturn x * 2 // double\n}\n", 200)
-		for i := 0; i < 200; i++ {
-			blocks = append(blocks,
-				transcript.Block{Kind: transcript.BlockText, Text: prose},
-				transcript.Block{Kind: transcript.BlockToolUse, ToolName: "Write", Input: `{"file_path":"/a.go","content":"` + code[:500] + `"}`},
-				transcript.Block{Kind: transcript.BlockToolResult, Text: code})
+	for _, c := range loadCorpus(b, true) {
+		for i := range c.t.Messages {
+			blocks = append(blocks, c.t.Messages[i].Blocks...)
 		}
 	}
 	return blocks

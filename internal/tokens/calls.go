@@ -76,7 +76,6 @@ type rulerSums struct {
 	thinkCur []int64 // thinking of the current turn
 	thinkOld []int64 // thinking of earlier turns
 	overhead []int64
-	anchored bool
 	out      Estimates
 }
 
@@ -131,7 +130,6 @@ func (s *rulerSums) call(p *point) {
 		}
 		c.Est[r] = s.overhead[r] + conv
 	}
-	s.anchored = true
 	s.out.Calls = append(s.out.Calls, c)
 }
 

@@ -155,7 +155,7 @@ func TestCallsCompleteAndUnusable(t *testing.T) {
 	}
 }
 
-// TestRulersAgree checks the invariant behind the incremental sums: at each
+// TestIncrementalMatchesRecount checks the invariant behind the incremental sums: at each
 // call, est − overhead equals the ruler's count of the visible prompt built
 // from scratch.
 func TestIncrementalMatchesRecount(t *testing.T) {

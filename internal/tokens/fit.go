@@ -162,22 +162,22 @@ const huberK = 0.5
 // factor; the tool_result constant always does, as every tool result comes
 // with a tool call and the data cannot tell their constants apart.
 func Fit(samples []Sample, opt FitOptions) (*Factors, error) {
-	if opt.Prior == nil {
-		opt.Prior = DefaultFactors()
+	return fitSteps(steps(samples), opt.withDefaults(), -1)
+}
+
+// withDefaults fills in the options left zero.
+func (o FitOptions) withDefaults() FitOptions {
+	if o.Prior == nil {
+		o.Prior = DefaultFactors()
 	}
-	if opt.MinSupport == 0 {
-		opt.MinSupport = 20
+	if o.MinSupport == 0 {
+		o.MinSupport = 20
 	}
-	st := steps(samples)
-	f, _, err := fitSteps(st, opt, -1)
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
+	return o
 }
 
 // fitSteps fits on every step except those of file skip.
-func fitSteps(st []step, opt FitOptions, skip int) (*Factors, []string, error) {
+func fitSteps(st []step, opt FitOptions, skip int) (*Factors, error) {
 	prior := opt.Prior.vector()
 	var support [nFeatures]int
 	n := 0
@@ -193,14 +193,19 @@ func fitSteps(st []step, opt FitOptions, skip int) (*Factors, []string, error) {
 		}
 	}
 	if n == 0 {
-		return nil, nil, ErrNoData
+		return nil, ErrNoData
 	}
+	// free are the fitted features; pos[j] is feature j's place in free,
+	// or -1 when it keeps the prior.
 	var free []int
+	var pos [nFeatures]int
 	var fixedNames []string
 	for j := 0; j < nFeatures; j++ {
 		if j != fToolResult && support[j] >= opt.MinSupport {
+			pos[j] = len(free)
 			free = append(free, j)
 		} else {
+			pos[j] = -1
 			fixedNames = append(fixedNames, featureNames[j])
 		}
 	}
@@ -223,7 +228,7 @@ func fitSteps(st []step, opt FitOptions, skip int) (*Factors, []string, error) {
 			}
 			y := s.dreal
 			for j := 0; j < nFeatures; j++ {
-				if !contains(free, j) {
+				if pos[j] < 0 {
 					y -= prior[j] * s.dx[j]
 				}
 			}
@@ -250,7 +255,7 @@ func fitSteps(st []step, opt FitOptions, skip int) (*Factors, []string, error) {
 			pred := 0.0
 			for j := 0; j < nFeatures; j++ {
 				fj := prior[j]
-				if k := index(free, j); k >= 0 {
+				if k := pos[j]; k >= 0 {
 					fj = next[k]
 				}
 				pred += fj * s.dx[j]
@@ -279,18 +284,7 @@ func fitSteps(st []step, opt FitOptions, skip int) (*Factors, []string, error) {
 	out := &Factors{}
 	out.setVector(v)
 	out.Fit = &FitInfo{Steps: n, Fitted: fittedNames, Fixed: fixedNames}
-	return out, fittedNames, nil
-}
-
-func contains(xs []int, x int) bool { return index(xs, x) >= 0 }
-
-func index(xs []int, x int) int {
-	for i, y := range xs {
-		if y == x {
-			return i
-		}
-	}
-	return -1
+	return out, nil
 }
 
 // measuredCalls yields the calls of a sample the calibrated ruler is
@@ -345,14 +339,9 @@ type Calibration struct {
 // Calibrate fits factors on all samples and measures them: in sample, and
 // held out by leaving each file out of the fit in turn (when heldOut).
 func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, heldOut bool) (*Calibration, error) {
-	if opt.Prior == nil {
-		opt.Prior = DefaultFactors()
-	}
-	if opt.MinSupport == 0 {
-		opt.MinSupport = 20
-	}
+	opt = opt.withDefaults()
 	st := steps(samples)
-	f, _, err := fitSteps(st, opt, -1)
+	f, err := fitSteps(st, opt, -1)
 	if err != nil {
 		return nil, err
 	}
@@ -376,7 +365,7 @@ func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, heldOut bool) (
 			if len(samples[i].Calls) < 2 {
 				continue
 			}
-			g, _, err := fitSteps(st, opt, i)
+			g, err := fitSteps(st, opt, i)
 			if err != nil {
 				continue
 			}

@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -45,6 +46,85 @@ func TestJSONStringLen(t *testing.T) {
 			t.Errorf("jsonStringLen(%q) = %d, want %d", tc.s, got, tc.want)
 		}
 	}
+}
+
+// utf16LenByByte and jsonStringLenByByte are the lengths one byte at a
+// time, the definitions the word-at-a-time versions must match on any input
+// (invalid UTF-8 included).
+func utf16LenByByte(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c&0xC0 != 0x80 {
+			n++
+			if c >= 0xF0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func jsonStringLenByByte(s string) int {
+	n := 2
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			n += 2
+		case c < 0x20:
+			n += 6
+		case c&0xC0 != 0x80:
+			n++
+			if c >= 0xF0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// lengthSeeds put every byte value and the bytes next to the fast paths'
+// thresholds at every position of a word.
+func lengthSeeds() []string {
+	seeds := []string{"", "plain ascii words, longer than eight", "naïve café 你好 👋🏽 ok", "a\"b\\c\n\t\x01\x1f\x7f end!",
+		"\xff\xfe\x80\xbf\xc0\xf0\xf7\xf8 invalid UTF-8", strings.Repeat("0123456789abcdef", 5)}
+	var all []byte
+	for c := 0; c < 256; c++ {
+		all = append(all, byte(c))
+	}
+	seeds = append(seeds, string(all))
+	for _, c := range []byte{0x00, 0x1f, 0x20, 0x21, '"', '#', '[', '\\', ']', 0x7f, 0x80, 0xbf, 0xc0, 0xef, 0xf0, 0xff} {
+		for pos := 0; pos < 9; pos++ {
+			b := []byte(strings.Repeat("x", 17))
+			b[pos] = c
+			seeds = append(seeds, string(b))
+		}
+	}
+	return seeds
+}
+
+func TestLengthsMatchByteByByte(t *testing.T) {
+	for _, s := range lengthSeeds() {
+		if got, want := utf16Len(s), utf16LenByByte(s); got != want {
+			t.Errorf("utf16Len(%q) = %d, want %d", s, got, want)
+		}
+		if got, want := jsonStringLen(s), jsonStringLenByByte(s); got != want {
+			t.Errorf("jsonStringLen(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+func FuzzLengths(f *testing.F) {
+	for _, s := range lengthSeeds() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := utf16Len(s), utf16LenByByte(s); got != want {
+			t.Fatalf("utf16Len(%q) = %d, want %d", s, got, want)
+		}
+		if got, want := jsonStringLen(s), jsonStringLenByByte(s); got != want {
+			t.Fatalf("jsonStringLen(%q) = %d, want %d", s, got, want)
+		}
+	})
 }
 
 func TestHeuristicBlocks(t *testing.T) {
