@@ -59,3 +59,27 @@ func TestAnalyzeCallRows(t *testing.T) {
 		t.Errorf("boundary %+v", bd)
 	}
 }
+
+// TestStrategyRulers: a strategy's ruler parameter names the ruler it gets,
+// whatever the metric ruler is.
+func TestStrategyRulers(t *testing.T) {
+	for _, tc := range []struct{ metric, asked, want string }{
+		{tokens.Chars4, tokens.Calibrated, tokens.Calibrated},
+		{tokens.Chars4, "metric", tokens.Chars4},
+		{tokens.Calibrated, tokens.Calibrated, tokens.Calibrated},
+		{tokens.Calibrated, tokens.Chars4Msg, tokens.Chars4Msg},
+	} {
+		cfg := &Config{Ruler: tc.metric}
+		metric, err := cfg.MetricRuler()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := cfg.strategyRulers(metric)(tc.asked)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.(*tokens.Ruler).Name(); got != tc.want {
+			t.Errorf("metric %s, asked %s: got %s, want %s", tc.metric, tc.asked, got, tc.want)
+		}
+	}
+}

@@ -93,12 +93,7 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, *C
 	cc := cfg.compaction()
 	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices,
 		SummaryPromptTokens: cc.SummaryPromptTokens,
-		Rulers: func(name string) (compaction.Ruler, error) {
-			if name == tokens.Calibrated || name == "metric" {
-				return metric, nil
-			}
-			return tokens.ByName(name)
-		}}
+		Rulers:              cfg.strategyRulers(metric)}
 	sh := compaction.NewShared(t)
 	if cfg.Anchors != nil { // rule sets given with --rules are usable by strategies too
 		sh.RuleSets = map[string]*anchors.RuleSet{}
@@ -138,6 +133,19 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, *C
 }
 
 // compaction is the strategies configuration (defaults when none is set).
+// strategyRulers resolves the rulers strategies name in their parameters:
+// "metric" and the metric's own name are the metric ruler; any other name is
+// built like the run's rulers (calibrated with the config's factors), so a
+// strategy set to count with calibrated does so whatever --ruler says.
+func (c *Config) strategyRulers(metric *tokens.Ruler) func(string) (compaction.Ruler, error) {
+	return func(name string) (compaction.Ruler, error) {
+		if name == "metric" || name == metric.Name() {
+			return metric, nil
+		}
+		return c.ruler(name)
+	}
+}
+
 // Analyses run concurrently on one Config: this never writes to it.
 func (c *Config) compaction() *compaction.Config {
 	if c.Compaction == nil {
