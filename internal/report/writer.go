@@ -39,42 +39,28 @@ type tableSink[T any] struct {
 
 func (s tableSink[T]) add(r *analysis.Result) error { return s.Write(s.rows(r)...) }
 
-// tableOf opens a table whose rows are taken from each result by rows.
-func tableOf[T any](opts Options, name string, rows func(r *analysis.Result) []T) (sink, error) {
-	t, err := NewTable[T](opts.Dir, name, opts.Formats)
-	if err != nil {
-		return nil, err
+// table opens a table whose rows are taken from each result by rows.
+func table[T any](name string, rows func(r *analysis.Result) []T) func(Options) (sink, error) {
+	return func(o Options) (sink, error) {
+		t, err := NewTable[T](o.Dir, name, o.Formats)
+		if err != nil {
+			return nil, err
+		}
+		return tableSink[T]{t, rows}, nil
 	}
-	return tableSink[T]{t, rows}, nil
 }
 
 // tables lists every exported table: its name and where its rows come from.
 // Adding a table is one entry here plus its row type in internal/analysis.
 var tables = []func(Options) (sink, error){
-	func(o Options) (sink, error) {
-		return tableOf(o, "transcripts", func(r *analysis.Result) []analysis.TranscriptRow { return []analysis.TranscriptRow{r.Transcript} })
-	},
-	func(o Options) (sink, error) {
-		return tableOf(o, "problems", func(r *analysis.Result) []analysis.ProblemRow { return r.Problems })
-	},
-	func(o Options) (sink, error) {
-		return tableOf(o, "calls", func(r *analysis.Result) []analysis.CallRow { return r.Calls })
-	},
-	func(o Options) (sink, error) {
-		return tableOf(o, "compact_boundaries", func(r *analysis.Result) []analysis.BoundaryRow { return r.Boundaries })
-	},
-	func(o Options) (sink, error) {
-		return tableOf(o, "runs", func(r *analysis.Result) []analysis.RunRow { return r.Runs })
-	},
-	func(o Options) (sink, error) {
-		return tableOf(o, "events", func(r *analysis.Result) []analysis.EventRow { return r.Events })
-	},
-	func(o Options) (sink, error) {
-		return tableOf(o, "anchors", func(r *analysis.Result) []analysis.AnchorRow { return r.Anchors })
-	},
-	func(o Options) (sink, error) {
-		return tableOf(o, "labels", func(r *analysis.Result) []analysis.LabelRow { return r.Labels })
-	},
+	table("transcripts", func(r *analysis.Result) []analysis.TranscriptRow { return []analysis.TranscriptRow{r.Transcript} }),
+	table("problems", func(r *analysis.Result) []analysis.ProblemRow { return r.Problems }),
+	table("calls", func(r *analysis.Result) []analysis.CallRow { return r.Calls }),
+	table("compact_boundaries", func(r *analysis.Result) []analysis.BoundaryRow { return r.Boundaries }),
+	table("runs", func(r *analysis.Result) []analysis.RunRow { return r.Runs }),
+	table("events", func(r *analysis.Result) []analysis.EventRow { return r.Events }),
+	table("anchors", func(r *analysis.Result) []analysis.AnchorRow { return r.Anchors }),
+	table("labels", func(r *analysis.Result) []analysis.LabelRow { return r.Labels }),
 	openRules,
 }
 
