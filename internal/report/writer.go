@@ -40,8 +40,8 @@ type tableSink[T any] struct {
 func (s tableSink[T]) add(r *analysis.Result) error { return s.Write(s.rows(r)...) }
 
 // table opens a table whose rows are taken from each result by rows.
-func table[T any](name string, rows func(r *analysis.Result) []T) func(Options) (sink, error) {
-	return func(o Options) (sink, error) {
+func table[T any](name string, rows func(r *analysis.Result) []T) func(Options, *Summary) (sink, error) {
+	return func(o Options, _ *Summary) (sink, error) {
 		t, err := NewTable[T](o.Dir, name, o.Formats)
 		if err != nil {
 			return nil, err
@@ -52,7 +52,8 @@ func table[T any](name string, rows func(r *analysis.Result) []T) func(Options) 
 
 // tables lists every exported table: its name and where its rows come from.
 // Adding a table is one entry here plus its row type in internal/analysis.
-var tables = []func(Options) (sink, error){
+// An opener is given the run's summary, which aggregates every result.
+var tables = []func(Options, *Summary) (sink, error){
 	table("transcripts", func(r *analysis.Result) []analysis.TranscriptRow { return []analysis.TranscriptRow{r.Transcript} }),
 	table("problems", func(r *analysis.Result) []analysis.ProblemRow { return r.Problems }),
 	table("calls", func(r *analysis.Result) []analysis.CallRow { return r.Calls }),
@@ -86,7 +87,7 @@ func NewWriter(opts Options) (*Writer, error) {
 		w.data = NewReportData(opts.ReportTranscript, opts.Settings)
 	}
 	for _, open := range tables {
-		s, err := open(opts)
+		s, err := open(opts, &w.sum)
 		if err != nil {
 			w.Abort()
 			return nil, err
