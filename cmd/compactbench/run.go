@@ -195,16 +195,12 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		return out, err
 	}
 	var ids, paths []string // for labels that name no transcript
-	var overfull []string   // transcripts whose overhead fills the window
 	emit := func(i int, rs []*analysis.Result) error {
 		if bar != nil {
 			bar.Add64(files[i].Size)
 		}
 		for _, r := range rs {
 			ids, paths = append(ids, r.Transcript.TranscriptID), append(paths, r.Transcript.Path)
-			if r.OverheadFillsWindow() {
-				overfull = append(overfull, r.Transcript.Path)
-			}
 		}
 		return w.AddFile(rs)
 	}
@@ -238,9 +234,9 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		if opts.Config.Anchors != nil {
 			warnUnmatchedLabels(stderr, opts.Config.Anchors.Labels, ids, paths)
 		}
-		if len(overfull) > 0 {
+		if n, first := sum.Overfull(); n > 0 {
 			fmt.Fprintf(stderr, "note: %d transcripts have a fixed overhead (instructions, tools) at or above the window, so their replays compact on every call (runs.overhead; first: %s)\n",
-				len(overfull), overfull[0])
+				n, first)
 		}
 		fmt.Fprintf(stderr, "read %d files (%.1f MB) in %v: %d transcripts, %d problems; outputs in %s\n",
 			len(files), float64(total)/1e6, elapsed.Round(time.Millisecond), sum.Corpus.Transcripts, sum.Corpus.Problems, opts.Out)

@@ -118,11 +118,6 @@ type ReportData struct {
 	// problems past maxProblemClasses classes.
 	Problems      map[string]*ProblemClass
 	OtherProblems int64
-	// Overfull counts the replayed transcripts whose fixed overhead is at
-	// or above the window (every call of theirs compacts); OverfullFirst is
-	// the first in output order.
-	Overfull      int64
-	OverfullFirst string
 }
 
 // NewReportData returns an empty collector; want names the transcript whose
@@ -134,12 +129,6 @@ func NewReportData(want string, settings []Setting) *ReportData {
 
 // Add takes what the reports need from one result.
 func (d *ReportData) Add(r *analysis.Result) {
-	if r.OverheadFillsWindow() {
-		if d.Overfull == 0 {
-			d.OverfullFirst = r.Transcript.Path
-		}
-		d.Overfull++
-	}
 	for i := range r.Events {
 		e := &r.Events[i]
 		h := d.Compression[e.Strategy]

@@ -127,10 +127,10 @@ func caveats(s *Summary, d *ReportData) []string {
 		"Summaries are written by a deterministic summarizer from the transcript, not by a model, so summary sizes and "+
 			"the need recall of summarizing strategies are those of that summarizer.",
 		"Compaction-summarizer calls and side questions repeat their parent's records and are not replayed.")
-	if d.Overfull > 0 {
+	if n, first := s.Overfull(); n > 0 {
 		out = append(out, fmt.Sprintf("%d transcripts have a fixed overhead at or above the window (the first is %s): "+
 			"each of their calls compacts a context with little left to compress, which pulls the compression medians "+
-			"down (runs.overhead names them).", d.Overfull, d.OverfullFirst))
+			"down (runs.overhead names them).", n, first))
 	}
 	if s.Corpus.Problems > 0 {
 		out = append(out, fmt.Sprintf("%d input problems (unreadable lines, broken links between records, tool calls "+
