@@ -117,9 +117,6 @@ func (w *Writer) AddFile(results []*analysis.Result) error {
 // Summary is the aggregate so far.
 func (w *Writer) Summary() *Summary { return &w.sum }
 
-// ReportData is what the reports gathered (nil when no report is written).
-func (w *Writer) ReportData() *ReportData { return w.data }
-
 // Close finishes every table and writes summary.json, report.md and
 // report.html as selected.
 func (w *Writer) Close() (*Summary, error) {
