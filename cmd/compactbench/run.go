@@ -310,15 +310,9 @@ func compactionFlags(c *cli.Context) (*compaction.Config, error) {
 
 // compactionBase is compactionFlags without --set (tune sweeps it).
 func compactionBase(c *cli.Context) (*compaction.Config, error) {
-	cfg := compaction.DefaultConfig()
-	if path := c.String("config"); path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, usageErr("--config: %v", err)
-		}
-		if cfg, err = compaction.ParseConfig(data, path); err != nil {
-			return nil, usageErr("--config: %v", err)
-		}
+	cfg, err := loadCompactionConfig(c.String("config"))
+	if err != nil {
+		return nil, err
 	}
 	if c.IsSet("mode") || c.String("config") == "" {
 		if err := cfg.Set("mode", c.String("mode")); err != nil {
