@@ -2,9 +2,33 @@ package main
 
 import (
 	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/compactbench/compactbench/internal/compaction"
+	"github.com/compactbench/compactbench/internal/loader"
 )
+
+// Flags that several commands declare alike. They are built afresh for
+// every command, like the commands themselves.
+
+// inputFormatFlag is --input-format; checkInputFormat validates it.
+func inputFormatFlag() cli.Flag {
+	return &cli.StringFlag{Name: "input-format", Usage: "force a reader instead of detecting (" + strings.Join(loader.FormatNames(), ", ") + ")"}
+}
+
+// checkInputFormat rejects an unknown --input-format before any file is
+// read ("" detects the format of each file).
+func checkInputFormat(name string) error {
+	if name == "" {
+		return nil
+	}
+	if _, err := loader.Lookup(name); err != nil {
+		return usageErr("--input-format: %v", err)
+	}
+	return nil
+}
 
 // loadCompactionConfig reads a strategies file (--config), or returns the
 // defaults when path is empty.

@@ -38,7 +38,7 @@ func newRunCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "files read in parallel"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results/latest", Usage: "output directory"},
-			&cli.StringFlag{Name: "input-format", Usage: "force a reader instead of detecting (" + strings.Join(loader.FormatNames(), ", ") + ")"},
+			inputFormatFlag(),
 			&cli.StringFlag{Name: "format", Value: defaultFormats, Usage: "outputs, comma-separated: " + formatsHelp},
 			&cli.StringFlag{Name: "report-transcript", Usage: "transcript (id or path) whose context report.html draws (default: the one with the most calls)"},
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when any input problem was found"},
@@ -149,10 +149,8 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if len(opts.Paths) == 0 {
 		return usageErr("run: no input paths (try: compactbench run corpora/)")
 	}
-	if opts.InputFormat != "" {
-		if _, err := loader.Lookup(opts.InputFormat); err != nil {
-			return usageErr("--input-format: %v", err)
-		}
+	if err := checkInputFormat(opts.InputFormat); err != nil {
+		return err
 	}
 	start := time.Now()
 	inputs, err := loader.Walk(opts.Paths)

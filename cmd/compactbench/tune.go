@@ -48,7 +48,7 @@ func newTuneCommand() *cli.Command {
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "files read in parallel"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results/tune", Usage: "output directory"},
 			&cli.StringFlag{Name: "format", Value: "table,csv,parquet", Usage: "outputs: table (terminal), csv, parquet"},
-			&cli.StringFlag{Name: "input-format", Usage: "force a reader instead of detecting (" + strings.Join(loader.FormatNames(), ", ") + ")"},
+			inputFormatFlag(),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 			&cli.StringFlag{Name: "ruler", Value: tokens.Calibrated, Usage: "the metric ruler"},
 			&cli.StringFlag{Name: "calibration", Usage: "factors file for the calibrated ruler"},
@@ -266,10 +266,8 @@ func tuneAction(c *cli.Context) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if in := c.String("input-format"); in != "" {
-		if _, err := loader.Lookup(in); err != nil {
-			return usageErr("--input-format: %v", err)
-		}
+	if err := checkInputFormat(c.String("input-format")); err != nil {
+		return err
 	}
 	inputs, err := loader.Walk(paths)
 	if err != nil {
