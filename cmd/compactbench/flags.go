@@ -8,6 +8,7 @@ import (
 
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/tokens"
 )
 
 // Flags that several commands declare alike. They are built afresh for
@@ -28,6 +29,25 @@ func checkInputFormat(name string) error {
 		return usageErr("--input-format: %v", err)
 	}
 	return nil
+}
+
+// metricFlags are --ruler and --calibration, which rulerFlags reads.
+func metricFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "ruler", Value: tokens.Calibrated, Usage: "the metric ruler"},
+		&cli.StringFlag{Name: "calibration", Usage: "factors `FILE` for the calibrated ruler (written by compactbench calibrate)"},
+	}
+}
+
+// strategyFlags are --strategies, --mode, --window and --config, which
+// compactionBase reads.
+func strategyFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "strategies", Usage: "strategies to replay, comma-separated (default all; see compactbench strategies)"},
+		&cli.StringFlag{Name: "mode", Value: "replay", Usage: "replay (trigger before every recorded call) or once (compact once at the end)"},
+		&cli.IntFlag{Name: "window", Usage: "override every model's context window (tokens), e.g. 60000 to make short sessions compact"},
+		&cli.StringFlag{Name: "config", Usage: "strategies file (YAML): mode, window, strategies, params, prices"},
+	}
 }
 
 // loadCompactionConfig reads a strategies file (--config), or returns the

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +18,6 @@ import (
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/loader"
 	"github.com/compactbench/compactbench/internal/report"
-	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
@@ -43,21 +43,16 @@ func newTuneCommand() *cli.Command {
 			"codelet.keep_turns, window; see compactbench strategies). GRID is a list (5,10,20) or an\n" +
 			"inclusive range FROM:TO:STEP (0.80:0.95:0.05). Files are read again for every setting,\n" +
 			"so memory stays that of one run.",
-		Flags: []cli.Flag{
+		Flags: slices.Concat([]cli.Flag{
 			&cli.GenericFlag{Name: "set", Value: &specList{}, Usage: "a swept parameter, `KEY=GRID` (repeatable)"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "files read in parallel"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results/tune", Usage: "output directory"},
 			&cli.StringFlag{Name: "format", Value: "table,csv,parquet", Usage: "outputs: table (terminal), csv, parquet"},
 			inputFormatFlag(),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
-			&cli.StringFlag{Name: "ruler", Value: tokens.Calibrated, Usage: "the metric ruler"},
-			&cli.StringFlag{Name: "calibration", Usage: "factors file for the calibrated ruler"},
+		}, metricFlags(), []cli.Flag{
 			rulesFlag, labelsFlag, evidenceFlag,
-			&cli.StringFlag{Name: "strategies", Usage: "strategies to replay, comma-separated (default all)"},
-			&cli.StringFlag{Name: "mode", Value: "replay", Usage: "replay or once"},
-			&cli.IntFlag{Name: "window", Usage: "override every model's context window (tokens)"},
-			&cli.StringFlag{Name: "config", Usage: "strategies file (YAML) the settings start from"},
-		},
+		}, strategyFlags()),
 		Action: tuneAction,
 	}
 }
