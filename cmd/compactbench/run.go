@@ -182,12 +182,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	bar := newProgress(stderr, total, opts.Progress && !opts.Quiet)
 	cfg := opts.Config
 	work := func(ctx context.Context, i int) ([]*analysis.Result, error) {
-		var out []*analysis.Result
-		err := loader.ReadFile(files[i].Path, loader.Options{Format: opts.InputFormat}, func(t *transcript.Transcript) error {
-			out = append(out, analysis.Analyze(t, &cfg))
-			return ctx.Err()
-		})
-		return out, err
+		return analyzeFile(ctx, files[i].Path, opts.InputFormat, &cfg)
 	}
 	var ids, paths []string // for labels that name no transcript
 	emit := func(i int, rs []*analysis.Result) error {
@@ -240,6 +235,16 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		return failErr("--strict: %d input problems (see %s/problems.csv)", sum.Corpus.Problems, opts.Out)
 	}
 	return nil
+}
+
+// analyzeFile reads one input file and analyses every transcript in it.
+func analyzeFile(ctx context.Context, path, inputFormat string, cfg *analysis.Config) ([]*analysis.Result, error) {
+	var out []*analysis.Result
+	err := loader.ReadFile(path, loader.Options{Format: inputFormat}, func(t *transcript.Transcript) error {
+		out = append(out, analysis.Analyze(t, cfg))
+		return ctx.Err()
+	})
+	return out, err
 }
 
 // newProgress returns a byte-counting progress bar on stderr, or nil when

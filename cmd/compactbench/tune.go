@@ -18,7 +18,6 @@ import (
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/loader"
 	"github.com/compactbench/compactbench/internal/report"
-	"github.com/compactbench/compactbench/internal/transcript"
 )
 
 func init() { commands = append(commands, newTuneCommand) }
@@ -339,12 +338,7 @@ func tuneAction(c *cli.Context) error {
 func tuneRun(ctx context.Context, files []loader.File, jobs int, inputFormat string, cfg *analysis.Config) (*report.Summary, error) {
 	sum := report.NewSummary(report.Meta{Tool: "compactbench"})
 	work := func(ctx context.Context, i int) ([]*analysis.Result, error) {
-		var out []*analysis.Result
-		err := loader.ReadFile(files[i].Path, loader.Options{Format: inputFormat}, func(t *transcript.Transcript) error {
-			out = append(out, analysis.Analyze(t, cfg))
-			return ctx.Err()
-		})
-		return out, err
+		return analyzeFile(ctx, files[i].Path, inputFormat, cfg)
 	}
 	emit := func(i int, rs []*analysis.Result) error {
 		for _, r := range rs {
