@@ -8,7 +8,6 @@ import (
 	"unicode"
 
 	"github.com/compactbench/compactbench/internal/analysis"
-	"github.com/compactbench/compactbench/internal/tokens"
 )
 
 // Setting is one line of a report's run metadata ("mode", "replay").
@@ -96,7 +95,7 @@ func problemClass(reason string) string {
 
 // ReportData is what report.md and report.html need beyond summary.json,
 // gathered as results stream in and bounded whatever the corpus size:
-// histograms of compression ratios and ruler errors (counts, not values),
+// histograms of compression ratios (counts, not values),
 // the per-call context series of one transcript, and problem classes.
 type ReportData struct {
 	// Settings describe the run (mode, window, rulers...), in order.
@@ -104,9 +103,6 @@ type ReportData struct {
 	// Compression is each strategy's histogram of event compression ratios
 	// (20 bins over [0, 1]; negative ratios are Under).
 	Compression map[string]*Histogram
-	// RulerErrors is each ruler's histogram of signed call errors
-	// (est − real) / real, 2 % bins over [−50 %, +50 %).
-	RulerErrors map[string]*Histogram
 	// Series is the chosen transcript's context series: the one named by
 	// Want (transcript id or path), else the one with the most calls (the
 	// first in output order on a tie).
@@ -124,7 +120,7 @@ type ReportData struct {
 // context series to keep ("" for the one with the most calls).
 func NewReportData(want string, settings []Setting) *ReportData {
 	return &ReportData{Settings: settings, Want: want, Compression: map[string]*Histogram{},
-		RulerErrors: map[string]*Histogram{}, Problems: map[string]*ProblemClass{}}
+		Problems: map[string]*ProblemClass{}}
 }
 
 // Add takes what the reports need from one result.
@@ -137,21 +133,6 @@ func (d *ReportData) Add(r *analysis.Result) {
 			d.Compression[e.Strategy] = h
 		}
 		h.Add(e.CompressionRatio)
-	}
-	for i := range r.Calls {
-		c := &r.Calls[i]
-		for _, name := range tokens.Names() {
-			_, e := c.Slots(name)
-			if *e == nil {
-				continue
-			}
-			h := d.RulerErrors[name]
-			if h == nil {
-				h = NewHistogram(-0.5, 0.5, 50)
-				d.RulerErrors[name] = h
-			}
-			h.Add(**e)
-		}
 	}
 	for _, p := range r.Problems {
 		cls := problemClass(p.Reason)

@@ -107,7 +107,10 @@ func TestCollectsEventsAndCallErrors(t *testing.T) {
 	if m := d.Compression["mask"]; m.Counts[0] != 1 || m.Under != 1 || d.Compression["codex"].Counts[19] != 1 {
 		t.Errorf("compression %+v %+v", d.Compression["mask"], d.Compression["codex"])
 	}
-	c4, cal := d.RulerErrors["chars4"], d.RulerErrors["calibrated"]
+	// The ruler errors are binned from those the summary keeps.
+	s := NewSummary(Meta{})
+	s.Add(r)
+	c4, cal := s.Rulers.errorHistogram("chars4"), s.Rulers.errorHistogram("calibrated")
 	if c4.Total() != 2 || c4.Over != 1 || c4.Counts[14] != 1 || cal.Total() != 1 || cal.Counts[25] != 1 {
 		t.Errorf("chars4 %+v calibrated %+v", c4, cal)
 	}

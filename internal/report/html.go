@@ -52,7 +52,7 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 	b.WriteString("</section>\n")
 
 	b.WriteString("<section id=\"rulers\">\n<h2>Token rulers</h2>\n")
-	rulerChart(b, d)
+	rulerChart(b, s)
 	if h, rows := rulerGrid(s); len(rows) > 0 {
 		htmlTable(b, h, rows, "")
 		b.WriteString("<p class=\"note\">" + esc(rulersLegend) + "</p>\n")
@@ -577,16 +577,17 @@ func ruleScores(r analysis.RuleRow) string {
 
 // rulerChart: each ruler's distribution of signed call errors as a step
 // line over [−50 %, +50 %).
-func rulerChart(b *strings.Builder, d *ReportData) {
+func rulerChart(b *strings.Builder, s *Summary) {
 	const title = "Token ruler error per recorded call"
 	var names []string
+	var hists []*Histogram
 	top := 0.0
 	for _, name := range tokens.Names() {
-		h := d.RulerErrors[name]
+		h := s.Rulers.errorHistogram(name)
 		if h == nil || h.Total() == 0 {
 			continue
 		}
-		names = append(names, name)
+		names, hists = append(names, name), append(hists, h)
 		for _, c := range h.Counts {
 			top = max(top, float64(c)/float64(h.Total()))
 		}
@@ -612,7 +613,7 @@ func rulerChart(b *strings.Builder, d *ReportData) {
 	var legend strings.Builder
 	legend.WriteString("<ul class=\"legend\">\n")
 	for i, name := range names {
-		h := d.RulerErrors[name]
+		h := hists[i]
 		col := rulerColours[i%len(rulerColours)]
 		var px, py []float64
 		total := float64(h.Total())
