@@ -93,16 +93,14 @@ func problemClass(reason string) string {
 	return strings.Join(words, " ")
 }
 
-// ReportData is what report.md and report.html need beyond summary.json,
-// gathered as results stream in and bounded whatever the corpus size:
-// histograms of compression ratios (counts, not values),
-// the per-call context series of one transcript, and problem classes.
+// ReportData is what report.md and report.html need beyond the summary,
+// gathered as results stream in and bounded whatever the corpus size: the
+// per-call context series of one transcript, and problem classes. (The
+// charts bin the compression ratios and ruler errors the summary keeps for
+// its medians.)
 type ReportData struct {
 	// Settings describe the run (mode, window, rulers...), in order.
 	Settings []Setting
-	// Compression is each strategy's histogram of event compression ratios
-	// (20 bins over [0, 1]; negative ratios are Under).
-	Compression map[string]*Histogram
 	// Series is the chosen transcript's context series: the one named by
 	// Want (transcript id or path), else the one with the most calls (the
 	// first in output order on a tie).
@@ -119,21 +117,11 @@ type ReportData struct {
 // NewReportData returns an empty collector; want names the transcript whose
 // context series to keep ("" for the one with the most calls).
 func NewReportData(want string, settings []Setting) *ReportData {
-	return &ReportData{Settings: settings, Want: want, Compression: map[string]*Histogram{},
-		Problems: map[string]*ProblemClass{}}
+	return &ReportData{Settings: settings, Want: want, Problems: map[string]*ProblemClass{}}
 }
 
 // Add takes what the reports need from one result.
 func (d *ReportData) Add(r *analysis.Result) {
-	for i := range r.Events {
-		e := &r.Events[i]
-		h := d.Compression[e.Strategy]
-		if h == nil {
-			h = NewHistogram(0, 1, 20)
-			d.Compression[e.Strategy] = h
-		}
-		h.Add(e.CompressionRatio)
-	}
 	for _, p := range r.Problems {
 		cls := problemClass(p.Reason)
 		pc := d.Problems[cls]
