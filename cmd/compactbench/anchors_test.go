@@ -104,10 +104,7 @@ func TestRunLabelAndRuleErrors(t *testing.T) {
 // (default rule sets, evidence labels) and without it (--rules none); the
 // difference is what rule evaluation costs.
 func BenchmarkRunAnchors(b *testing.B) {
-	corpus := "../../../shared/real-corpus"
-	if _, err := os.Stat(corpus); err != nil {
-		b.Skipf("real corpus not available at %s: %v", corpus, err)
-	}
+	corpus := testutil.RealCorpus(b)
 	for _, c := range []struct {
 		name      string
 		noAnchors bool
@@ -117,7 +114,7 @@ func BenchmarkRunAnchors(b *testing.B) {
 			cpu := testutil.CPUTime()
 			for i := 0; i < b.N; i++ {
 				opts := runOptions{Paths: []string{corpus}, Jobs: 2, Out: out, Quiet: true, Evidence: "all",
-					Formats: outputFormats{Files: reportFormats()}, NoAnchors: c.noAnchors}
+					Formats: outputFormats{Files: report.Formats{CSV: true, Parquet: true}}, NoAnchors: c.noAnchors}
 				var sink bytes.Buffer
 				if err := runCommand(context.Background(), opts, &sink, &sink); err != nil {
 					b.Fatal(err)
@@ -127,5 +124,3 @@ func BenchmarkRunAnchors(b *testing.B) {
 		})
 	}
 }
-
-func reportFormats() report.Formats { return report.Formats{CSV: true, Parquet: true} }

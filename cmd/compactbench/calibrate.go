@@ -39,7 +39,7 @@ func newCalibrateCommand() *cli.Command {
 			&cli.StringFlag{Name: "overhead", Value: "segments", Usage: "overhead anchors: first (first call only) or segments (also after compactions and model changes)"},
 			&cli.IntFlag{Name: "min-support", Value: 20, Usage: "steps a quantity must change in to be fitted"},
 			&cli.BoolFlag{Name: "no-holdout", Usage: "skip the leave-one-file-out measurement"},
-			&cli.StringFlag{Name: "input-format", Usage: "force a reader instead of detecting"},
+			inputFormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			mode, ok := tokens.ParseAnchoring(c.String("overhead"))
@@ -75,6 +75,9 @@ type calibrationInput struct {
 func calibrateCommand(ctx context.Context, opts calibrateOptions, stdout, stderr io.Writer) error {
 	if len(opts.Paths) == 0 {
 		return usageErr("calibrate: no input paths")
+	}
+	if err := checkInputFormat(opts.InputFormat); err != nil {
+		return err
 	}
 	inputs, err := loader.Walk(opts.Paths)
 	if err != nil {

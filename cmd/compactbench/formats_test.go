@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -21,24 +19,7 @@ func readTranscriptsCSV(t *testing.T, inputFormat string, paths ...string) []map
 	if err := runCommand(context.Background(), opts, io.Discard, io.Discard); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	f, err := os.Open(filepath.Join(out, "transcripts.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out2 []map[string]string
-	for _, r := range rows[1:] {
-		m := map[string]string{}
-		for i, col := range rows[0] {
-			m[col] = r[i]
-		}
-		out2 = append(out2, m)
-	}
-	return out2
+	return readCSV(t, filepath.Join(out, "transcripts.csv"))
 }
 
 // TestRunFormatsColumn runs the command over the loader's fixtures: one

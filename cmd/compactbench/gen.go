@@ -20,6 +20,7 @@ import (
 
 	"github.com/compactbench/compactbench/internal/gen"
 	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/report"
 )
 
 func init() { commands = append(commands, newGenCommand) }
@@ -197,32 +198,15 @@ func prepareOut(dir string, force bool) error {
 	return nil
 }
 
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory, so an interrupted run never leaves a half file under the name.
+// writeFileAtomic writes data to path through a temporary file
+// (report.WriteFileAtomic), creating the directory, so an interrupted run
+// never leaves a half file under the name.
 func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".gen-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, werr)
-	}
-	return nil
+	return report.WriteFileAtomic(dir, filepath.Base(path), data)
 }
 
 // genSummary counts what a gen run wrote.

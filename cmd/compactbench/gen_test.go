@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"io"
 	"io/fs"
@@ -17,14 +16,6 @@ import (
 	"github.com/compactbench/compactbench/internal/gen"
 	"github.com/compactbench/compactbench/internal/testutil"
 )
-
-// runMain runs the CLI in-process and returns its exit code and stderr.
-func runMain(t *testing.T, args ...string) (int, string) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	code := Main(append([]string{"compactbench"}, args...), &stdout, &stderr)
-	return code, stderr.String()
-}
 
 // manifests regenerates, in memory, the sessions a gen run wrote.
 func manifests(t *testing.T, seed uint64, n int) []*gen.Manifest {
@@ -41,39 +32,16 @@ func manifests(t *testing.T, seed uint64, n int) []*gen.Manifest {
 	return out
 }
 
-// readCSV returns the rows of a CSV table as column → value maps.
-func readCSV(t *testing.T, path string) []map[string]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows []map[string]string
-	for _, rec := range recs[1:] {
-		row := map[string]string{}
-		for i, name := range recs[0] {
-			row[name] = rec[i]
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
 // TestGenThenRun: every generated file loads with zero problems, and the
 // transcripts table says exactly what the generator says it wrote.
 func TestGenThenRun(t *testing.T) {
 	dir := t.TempDir()
 	corpus, out := filepath.Join(dir, "corpus"), filepath.Join(dir, "out")
 	const sessions, seed = 21, 3
-	if code, errs := runMain(t, "gen", "--sessions", strconv.Itoa(sessions), "--seed", strconv.Itoa(seed), "-j", "2", "--quiet", corpus); code != 0 {
+	if code, _, errs := runCLI(t, "gen", "--sessions", strconv.Itoa(sessions), "--seed", strconv.Itoa(seed), "-j", "2", "--quiet", corpus); code != 0 {
 		t.Fatalf("gen: exit %d: %s", code, errs)
 	}
-	if code, errs := runMain(t, "run", corpus, "--out", out, "--format", "csv", "--quiet", "--no-progress", "--strict"); code != 0 {
+	if code, _, errs := runCLI(t, "run", corpus, "--out", out, "--format", "csv", "--quiet", "--no-progress", "--strict"); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, errs)
 	}
 	rows := map[string]map[string]string{}
@@ -175,7 +143,7 @@ func sameTree(t *testing.T, a, b map[string][]byte, what string) {
 func TestGenDeterministic(t *testing.T) {
 	dir := t.TempDir()
 	for _, j := range []string{"1", "2"} {
-		if code, errs := runMain(t, "gen", "--bytes", "600KiB", "--seed", "9", "-j", j, "--quiet", filepath.Join(dir, j)); code != 0 {
+		if code, _, errs := runCLI(t, "gen", "--bytes", "600KiB", "--seed", "9", "-j", j, "--quiet", filepath.Join(dir, j)); code != 0 {
 			t.Fatalf("gen -j %s: exit %d: %s", j, code, errs)
 		}
 	}
@@ -219,11 +187,11 @@ func TestGenUsage(t *testing.T) {
 		{"gen", "--sessions", "2", full},                                                  // not empty
 		{"gen", "--sessions", "2"},                                                        // no OUT_DIR
 	} {
-		if code, _ := runMain(t, args...); code != exitBadInput {
+		if code, _, _ := runCLI(t, args...); code != exitBadInput {
 			t.Errorf("%v: exit %d, want %d", args, code, exitBadInput)
 		}
 	}
-	if code, errs := runMain(t, "gen", "--sessions", "2", "--scenarios", "qa", "--force", "--quiet", full); code != 0 {
+	if code, _, errs := runCLI(t, "gen", "--sessions", "2", "--scenarios", "qa", "--force", "--quiet", full); code != 0 {
 		t.Errorf("--force into a non-empty dir: exit %d: %s", code, errs)
 	}
 }
@@ -242,7 +210,7 @@ func TestCorpusUpToDate(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "generated")
 	args := append(append([]string{"gen"}, strings.Fields(string(m[1]))...), "--quiet", out)
-	if code, errs := runMain(t, args...); code != 0 {
+	if code, _, errs := runCLI(t, args...); code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, errs)
 	}
 	committed := tree(t, filepath.Join(root, "corpora", "generated"))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"flag"
 	"os"
 	"path/filepath"
@@ -44,4 +45,27 @@ func runCLI(t testing.TB, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	code = Main(append([]string{"compactbench"}, args...), &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// readCSV returns the rows of a CSV table as column → value maps.
+func readCSV(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]string
+	for _, rec := range recs[1:] {
+		row := map[string]string{}
+		for i, name := range recs[0] {
+			row[name] = rec[i]
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }

@@ -30,7 +30,7 @@ func newInspectCommand() *cli.Command {
 			rulesFlag,
 			&cli.BoolFlag{Name: "explain", Usage: "explain every rule on every turn (or on --turn)"},
 			&cli.IntFlag{Name: "turn", Value: -1, Usage: "only this turn (0-based) in --explain"},
-			&cli.StringFlag{Name: "input-format", Usage: "force a reader instead of detecting (" + strings.Join(loader.FormatNames(), ", ") + ")"},
+			inputFormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -54,10 +54,8 @@ type inspectOptions struct {
 }
 
 func inspectFile(path, format string, opts inspectOptions, w io.Writer) error {
-	if format != "" {
-		if _, err := loader.Lookup(format); err != nil {
-			return usageErr("--input-format: %v", err)
-		}
+	if err := checkInputFormat(format); err != nil {
+		return err
 	}
 	n := 0
 	err := loader.ReadFile(path, loader.Options{Format: format}, func(t *transcript.Transcript) error {

@@ -189,6 +189,9 @@ func TestCalibrateThenRun(t *testing.T) {
 	if code, _ := runCLIJoined(t, "calibrate", "-o", out); code != exitBadInput {
 		t.Errorf("calibrate without paths: exit %d", code)
 	}
+	if code, text := runCLIJoined(t, "calibrate", "--input-format", "nope", "-o", out, corpus); code != exitBadInput || !strings.Contains(text, "--input-format") {
+		t.Errorf("calibrate --input-format nope: exit %d: %s", code, text)
+	}
 }
 
 // runCLIJoined runs the command line and returns stdout and stderr together.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,26 +36,22 @@ func newRunCommand() *cli.Command {
 			".traj, .zip, optionally .gz/.zst; label files are skipped) with -j workers and\n" +
 			"writes the tables (CSV and Parquet) and summary.json to --out. Output is\n" +
 			"byte-identical whatever -j is.",
-		Flags: []cli.Flag{
+		Flags: slices.Concat([]cli.Flag{
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "files read in parallel"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results/latest", Usage: "output directory"},
-			&cli.StringFlag{Name: "input-format", Usage: "force a reader instead of detecting (" + strings.Join(loader.FormatNames(), ", ") + ")"},
+			inputFormatFlag(),
 			&cli.StringFlag{Name: "format", Value: defaultFormats, Usage: "outputs, comma-separated: " + formatsHelp},
 			&cli.StringFlag{Name: "report-transcript", Usage: "transcript (id or path) whose context report.html draws (default: the one with the most calls)"},
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when any input problem was found"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "never show the progress bar"},
 			&cli.StringFlag{Name: "rulers", Value: strings.Join(tokens.DefaultNames(), ","), Usage: "rulers measured in the calls table (" + strings.Join(tokens.Names(), ", ") + ", default, all)"},
-			&cli.StringFlag{Name: "ruler", Value: tokens.Calibrated, Usage: "the metric ruler"},
-			&cli.StringFlag{Name: "calibration", Usage: "factors `FILE` for the calibrated ruler (written by compactbench calibrate)"},
+		}, metricFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "overhead", Value: "segments", Usage: "how the calls table fixes the overhead: first (the first call) or segments (again after each compaction or model change)"},
 			rulesFlag, labelsFlag, evidenceFlag,
-			&cli.StringFlag{Name: "strategies", Usage: "strategies to replay, comma-separated (default all; see compactbench strategies)"},
-			&cli.StringFlag{Name: "mode", Value: "replay", Usage: "replay (trigger before every recorded call) or once (compact once at the end)"},
-			&cli.IntFlag{Name: "window", Usage: "override every model's context window (tokens), e.g. 60000 to make short sessions compact"},
-			&cli.StringFlag{Name: "config", Usage: "strategies file (YAML): mode, window, strategies, params, prices"},
+		}, strategyFlags(), []cli.Flag{
 			&cli.StringSliceFlag{Name: "set", Usage: "override a strategy parameter, `STRATEGY.PARAM=VALUE` (repeatable), e.g. mask.keep=20"},
-		},
+		}),
 		Action: func(c *cli.Context) error {
 			opts := runOptions{
 				Paths: c.Args().Slice(), Jobs: c.Int("jobs"), Out: c.String("out"),
@@ -149,10 +146,8 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if len(opts.Paths) == 0 {
 		return usageErr("run: no input paths (try: compactbench run corpora/)")
 	}
-	if opts.InputFormat != "" {
-		if _, err := loader.Lookup(opts.InputFormat); err != nil {
-			return usageErr("--input-format: %v", err)
-		}
+	if err := checkInputFormat(opts.InputFormat); err != nil {
+		return err
 	}
 	start := time.Now()
 	inputs, err := loader.Walk(opts.Paths)
@@ -187,24 +182,15 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	bar := newProgress(stderr, total, opts.Progress && !opts.Quiet)
 	cfg := opts.Config
 	work := func(ctx context.Context, i int) ([]*analysis.Result, error) {
-		var out []*analysis.Result
-		err := loader.ReadFile(files[i].Path, loader.Options{Format: opts.InputFormat}, func(t *transcript.Transcript) error {
-			out = append(out, analysis.Analyze(t, &cfg))
-			return ctx.Err()
-		})
-		return out, err
+		return analyzeFile(ctx, files[i].Path, opts.InputFormat, &cfg)
 	}
 	var ids, paths []string // for labels that name no transcript
-	var overfull []string   // transcripts whose overhead fills the window
 	emit := func(i int, rs []*analysis.Result) error {
 		if bar != nil {
 			bar.Add64(files[i].Size)
 		}
 		for _, r := range rs {
 			ids, paths = append(ids, r.Transcript.TranscriptID), append(paths, r.Transcript.Path)
-			if r.OverheadFillsWindow() {
-				overfull = append(overfull, r.Transcript.Path)
-			}
 		}
 		return w.AddFile(rs)
 	}
@@ -238,9 +224,9 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		if opts.Config.Anchors != nil {
 			warnUnmatchedLabels(stderr, opts.Config.Anchors.Labels, ids, paths)
 		}
-		if len(overfull) > 0 {
+		if n, first := sum.Overfull(); n > 0 {
 			fmt.Fprintf(stderr, "note: %d transcripts have a fixed overhead (instructions, tools) at or above the window, so their replays compact on every call (runs.overhead; first: %s)\n",
-				len(overfull), overfull[0])
+				n, first)
 		}
 		fmt.Fprintf(stderr, "read %d files (%.1f MB) in %v: %d transcripts, %d problems; outputs in %s\n",
 			len(files), float64(total)/1e6, elapsed.Round(time.Millisecond), sum.Corpus.Transcripts, sum.Corpus.Problems, opts.Out)
@@ -249,6 +235,16 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		return failErr("--strict: %d input problems (see %s/problems.csv)", sum.Corpus.Problems, opts.Out)
 	}
 	return nil
+}
+
+// analyzeFile reads one input file and analyses every transcript in it.
+func analyzeFile(ctx context.Context, path, inputFormat string, cfg *analysis.Config) ([]*analysis.Result, error) {
+	var out []*analysis.Result
+	err := loader.ReadFile(path, loader.Options{Format: inputFormat}, func(t *transcript.Transcript) error {
+		out = append(out, analysis.Analyze(t, cfg))
+		return ctx.Err()
+	})
+	return out, err
 }
 
 // newProgress returns a byte-counting progress bar on stderr, or nil when
@@ -314,15 +310,9 @@ func compactionFlags(c *cli.Context) (*compaction.Config, error) {
 
 // compactionBase is compactionFlags without --set (tune sweeps it).
 func compactionBase(c *cli.Context) (*compaction.Config, error) {
-	cfg := compaction.DefaultConfig()
-	if path := c.String("config"); path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, usageErr("--config: %v", err)
-		}
-		if cfg, err = compaction.ParseConfig(data, path); err != nil {
-			return nil, usageErr("--config: %v", err)
-		}
+	cfg, err := loadCompactionConfig(c.String("config"))
+	if err != nil {
+		return nil, err
 	}
 	if c.IsSet("mode") || c.String("config") == "" {
 		if err := cfg.Set("mode", c.String("mode")); err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -22,15 +21,9 @@ func newStrategiesCommand() *cli.Command {
 			&cli.StringFlag{Name: "config", Usage: "strategies file (YAML) to show instead of the defaults"},
 		},
 		Action: func(c *cli.Context) error {
-			cfg := compaction.DefaultConfig()
-			if path := c.String("config"); path != "" {
-				data, err := os.ReadFile(path)
-				if err != nil {
-					return usageErr("--config: %v", err)
-				}
-				if cfg, err = compaction.ParseConfig(data, path); err != nil {
-					return usageErr("--config: %v", err)
-				}
+			cfg, err := loadCompactionConfig(c.String("config"))
+			if err != nil {
+				return err
 			}
 			w := c.App.Writer
 			fmt.Fprintf(w, "# mode: %s, window: %s\nparams:\n", cfg.Mode, windowText(cfg.Window))

@@ -15,7 +15,9 @@ func TestStrategiesCommand(t *testing.T) {
 	golden(t, "strategies/stdout.txt", []byte(stdout))
 	// The listing is a strategies file: it reads back.
 	path := filepath.Join(t.TempDir(), "s.yaml")
-	os.WriteFile(path, []byte(strings.Replace(stdout, "window: 0\n", "window: 0\n", 1)), 0o644)
+	if err := os.WriteFile(path, []byte(stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if code, _, stderr := runCLI(t, "strategies", "--config", path); code != 0 {
 		t.Errorf("the listing does not read back as a config: %s", stderr)
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,8 +18,6 @@ import (
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/loader"
 	"github.com/compactbench/compactbench/internal/report"
-	"github.com/compactbench/compactbench/internal/tokens"
-	"github.com/compactbench/compactbench/internal/transcript"
 )
 
 func init() { commands = append(commands, newTuneCommand) }
@@ -43,21 +42,16 @@ func newTuneCommand() *cli.Command {
 			"codelet.keep_turns, window; see compactbench strategies). GRID is a list (5,10,20) or an\n" +
 			"inclusive range FROM:TO:STEP (0.80:0.95:0.05). Files are read again for every setting,\n" +
 			"so memory stays that of one run.",
-		Flags: []cli.Flag{
+		Flags: slices.Concat([]cli.Flag{
 			&cli.GenericFlag{Name: "set", Value: &specList{}, Usage: "a swept parameter, `KEY=GRID` (repeatable)"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "files read in parallel"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results/tune", Usage: "output directory"},
 			&cli.StringFlag{Name: "format", Value: "table,csv,parquet", Usage: "outputs: table (terminal), csv, parquet"},
-			&cli.StringFlag{Name: "input-format", Usage: "force a reader instead of detecting (" + strings.Join(loader.FormatNames(), ", ") + ")"},
+			inputFormatFlag(),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
-			&cli.StringFlag{Name: "ruler", Value: tokens.Calibrated, Usage: "the metric ruler"},
-			&cli.StringFlag{Name: "calibration", Usage: "factors file for the calibrated ruler"},
+		}, metricFlags(), []cli.Flag{
 			rulesFlag, labelsFlag, evidenceFlag,
-			&cli.StringFlag{Name: "strategies", Usage: "strategies to replay, comma-separated (default all)"},
-			&cli.StringFlag{Name: "mode", Value: "replay", Usage: "replay or once"},
-			&cli.IntFlag{Name: "window", Usage: "override every model's context window (tokens)"},
-			&cli.StringFlag{Name: "config", Usage: "strategies file (YAML) the settings start from"},
-		},
+		}, strategyFlags()),
 		Action: tuneAction,
 	}
 }
@@ -266,10 +260,8 @@ func tuneAction(c *cli.Context) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if in := c.String("input-format"); in != "" {
-		if _, err := loader.Lookup(in); err != nil {
-			return usageErr("--input-format: %v", err)
-		}
+	if err := checkInputFormat(c.String("input-format")); err != nil {
+		return err
 	}
 	inputs, err := loader.Walk(paths)
 	if err != nil {
@@ -346,12 +338,7 @@ func tuneAction(c *cli.Context) error {
 func tuneRun(ctx context.Context, files []loader.File, jobs int, inputFormat string, cfg *analysis.Config) (*report.Summary, error) {
 	sum := report.NewSummary(report.Meta{Tool: "compactbench"})
 	work := func(ctx context.Context, i int) ([]*analysis.Result, error) {
-		var out []*analysis.Result
-		err := loader.ReadFile(files[i].Path, loader.Options{Format: inputFormat}, func(t *transcript.Transcript) error {
-			out = append(out, analysis.Analyze(t, cfg))
-			return ctx.Err()
-		})
-		return out, err
+		return analyzeFile(ctx, files[i].Path, inputFormat, cfg)
 	}
 	emit := func(i int, rs []*analysis.Result) error {
 		for _, r := range rs {

@@ -11,29 +11,27 @@ import (
 	"github.com/compactbench/compactbench/internal/anchors"
 )
 
-// rulesSink sums the per-rule-set counts of every result and writes the
-// rules table when closed: its rows are corpus aggregates, not per
-// transcript.
+// rulesSink writes the rules table when closed, from the per-rule-set
+// counts the summary sums (summary.json's anchors section and report.html
+// read the same tally): its rows are corpus aggregates, not per transcript.
 type rulesSink struct {
 	t     *Table[analysis.RuleRow]
-	tally anchors.Tally
+	tally *anchors.Tally
 }
 
-func openRules(o Options) (sink, error) {
+func openRules(o Options, s *Summary) (sink, error) {
 	t, err := NewTable[analysis.RuleRow](o.Dir, "rules", o.Formats)
 	if err != nil {
 		return nil, err
 	}
-	return &rulesSink{t: t}, nil
+	return &rulesSink{t: t, tally: &s.anchorTally}, nil
 }
 
-func (s *rulesSink) add(r *analysis.Result) error {
-	s.tally.Add(r.AnchorCounts)
-	return nil
-}
+// add does nothing: Summary.add tallies the result's counts.
+func (s *rulesSink) add(*analysis.Result) error { return nil }
 
 func (s *rulesSink) Close() error {
-	if err := s.t.Write(analysis.RuleRows(&s.tally)...); err != nil {
+	if err := s.t.Write(analysis.RuleRows(s.tally)...); err != nil {
 		s.t.Abort()
 		return err
 	}

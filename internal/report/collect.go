@@ -8,7 +8,6 @@ import (
 	"unicode"
 
 	"github.com/compactbench/compactbench/internal/analysis"
-	"github.com/compactbench/compactbench/internal/tokens"
 )
 
 // Setting is one line of a report's run metadata ("mode", "replay").
@@ -94,19 +93,14 @@ func problemClass(reason string) string {
 	return strings.Join(words, " ")
 }
 
-// ReportData is what report.md and report.html need beyond summary.json,
-// gathered as results stream in and bounded whatever the corpus size:
-// histograms of compression ratios and ruler errors (counts, not values),
-// the per-call context series of one transcript, and problem classes.
+// ReportData is what report.md and report.html need beyond the summary,
+// gathered as results stream in and bounded whatever the corpus size: the
+// per-call context series of one transcript, and problem classes. (The
+// charts bin the compression ratios and ruler errors the summary keeps for
+// its medians.)
 type ReportData struct {
 	// Settings describe the run (mode, window, rulers...), in order.
 	Settings []Setting
-	// Compression is each strategy's histogram of event compression ratios
-	// (20 bins over [0, 1]; negative ratios are Under).
-	Compression map[string]*Histogram
-	// RulerErrors is each ruler's histogram of signed call errors
-	// (est − real) / real, 2 % bins over [−50 %, +50 %).
-	RulerErrors map[string]*Histogram
 	// Series is the chosen transcript's context series: the one named by
 	// Want (transcript id or path), else the one with the most calls (the
 	// first in output order on a tie).
@@ -118,52 +112,16 @@ type ReportData struct {
 	// problems past maxProblemClasses classes.
 	Problems      map[string]*ProblemClass
 	OtherProblems int64
-	// Overfull counts the replayed transcripts whose fixed overhead is at
-	// or above the window (every call of theirs compacts); OverfullFirst is
-	// the first in output order.
-	Overfull      int64
-	OverfullFirst string
 }
 
 // NewReportData returns an empty collector; want names the transcript whose
 // context series to keep ("" for the one with the most calls).
 func NewReportData(want string, settings []Setting) *ReportData {
-	return &ReportData{Settings: settings, Want: want, Compression: map[string]*Histogram{},
-		RulerErrors: map[string]*Histogram{}, Problems: map[string]*ProblemClass{}}
+	return &ReportData{Settings: settings, Want: want, Problems: map[string]*ProblemClass{}}
 }
 
 // Add takes what the reports need from one result.
 func (d *ReportData) Add(r *analysis.Result) {
-	if r.OverheadFillsWindow() {
-		if d.Overfull == 0 {
-			d.OverfullFirst = r.Transcript.Path
-		}
-		d.Overfull++
-	}
-	for i := range r.Events {
-		e := &r.Events[i]
-		h := d.Compression[e.Strategy]
-		if h == nil {
-			h = NewHistogram(0, 1, 20)
-			d.Compression[e.Strategy] = h
-		}
-		h.Add(e.CompressionRatio)
-	}
-	for i := range r.Calls {
-		c := &r.Calls[i]
-		for _, name := range tokens.Names() {
-			_, e := c.Slots(name)
-			if *e == nil {
-				continue
-			}
-			h := d.RulerErrors[name]
-			if h == nil {
-				h = NewHistogram(-0.5, 0.5, 50)
-				d.RulerErrors[name] = h
-			}
-			h.Add(**e)
-		}
-	}
 	for _, p := range r.Problems {
 		cls := problemClass(p.Reason)
 		pc := d.Problems[cls]

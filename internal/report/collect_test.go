@@ -95,19 +95,21 @@ func TestTopProblems(t *testing.T) {
 	}
 }
 
-func TestCollectsEventsAndCallErrors(t *testing.T) {
+func TestChartHistograms(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	r := &analysis.Result{
+		Runs: []analysis.RunRow{{Strategy: "mask"}, {Strategy: "codex"}},
 		Events: []analysis.EventRow{{Strategy: "mask", CompressionRatio: 0.02}, {Strategy: "mask", CompressionRatio: -0.1},
 			{Strategy: "codex", CompressionRatio: 0.99}},
 		Calls: []analysis.CallRow{{ErrChars4: f(-0.21), ErrCalibrated: f(0.011)}, {ErrChars4: f(0.7)}, {Anchor: true}},
 	}
-	d := NewReportData("", nil)
-	d.Add(r)
-	if m := d.Compression["mask"]; m.Counts[0] != 1 || m.Under != 1 || d.Compression["codex"].Counts[19] != 1 {
-		t.Errorf("compression %+v %+v", d.Compression["mask"], d.Compression["codex"])
+	s := NewSummary(Meta{})
+	s.Add(r)
+	mask, codex := s.Strategies["mask"].compressionHistogram(), s.Strategies["codex"].compressionHistogram()
+	if mask.Counts[0] != 1 || mask.Under != 1 || mask.Total() != 2 || codex.Counts[19] != 1 || codex.Total() != 1 {
+		t.Errorf("compression %+v %+v", mask, codex)
 	}
-	c4, cal := d.RulerErrors["chars4"], d.RulerErrors["calibrated"]
+	c4, cal := s.Rulers.errorHistogram("chars4"), s.Rulers.errorHistogram("calibrated")
 	if c4.Total() != 2 || c4.Over != 1 || c4.Counts[14] != 1 || cal.Total() != 1 || cal.Counts[25] != 1 {
 		t.Errorf("chars4 %+v calibrated %+v", c4, cal)
 	}

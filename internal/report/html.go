@@ -31,7 +31,7 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 
 	b.WriteString("<section id=\"strategies\">\n<h2>Strategies</h2>\n")
 	tradeoffChart(b, s)
-	compressionChart(b, s, d)
+	compressionChart(b, s)
 	if h, rows := strategyGrid(s); len(rows) > 0 {
 		htmlTable(b, h, rows, "")
 		b.WriteString("<p class=\"note\">" + esc(strategyLegend) + "</p>\n")
@@ -52,7 +52,7 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 	b.WriteString("</section>\n")
 
 	b.WriteString("<section id=\"rulers\">\n<h2>Token rulers</h2>\n")
-	rulerChart(b, d)
+	rulerChart(b, s)
 	if h, rows := rulerGrid(s); len(rows) > 0 {
 		htmlTable(b, h, rows, "")
 		b.WriteString("<p class=\"note\">" + esc(rulersLegend) + "</p>\n")
@@ -295,11 +295,12 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 
 // compressionChart: small multiples, one histogram of event compression
 // ratios per strategy, with the low-compression zone (< 60 %) shaded.
-func compressionChart(b *strings.Builder, s *Summary, d *ReportData) {
+func compressionChart(b *strings.Builder, s *Summary) {
 	var ids []string
+	var hists []*Histogram
 	for _, spec := range compaction.Specs() {
-		if h := d.Compression[spec.ID]; h != nil && h.Total() > 0 {
-			ids = append(ids, spec.ID)
+		if h := s.Strategies[spec.ID].compressionHistogram(); h != nil && h.Total() > 0 {
+			ids, hists = append(ids, spec.ID), append(hists, h)
 		}
 	}
 	const title = "Compression ratio of events, per strategy"
@@ -312,7 +313,7 @@ func compressionChart(b *strings.Builder, s *Summary, d *ReportData) {
 	W, H := cols*(PW+gap), float64(rows)*(PH+gap)
 	g := newSVG(W, H, title)
 	for i, id := range ids {
-		h := d.Compression[id]
+		h := hists[i]
 		ox, oy := float64(i%cols)*(PW+gap), float64(i/cols)*(PH+gap)
 		const L, R, T, B = 8.0, 10.0, 38.0, 20.0
 		under := 0.0
@@ -577,16 +578,17 @@ func ruleScores(r analysis.RuleRow) string {
 
 // rulerChart: each ruler's distribution of signed call errors as a step
 // line over [−50 %, +50 %).
-func rulerChart(b *strings.Builder, d *ReportData) {
+func rulerChart(b *strings.Builder, s *Summary) {
 	const title = "Token ruler error per recorded call"
 	var names []string
+	var hists []*Histogram
 	top := 0.0
 	for _, name := range tokens.Names() {
-		h := d.RulerErrors[name]
+		h := s.Rulers.errorHistogram(name)
 		if h == nil || h.Total() == 0 {
 			continue
 		}
-		names = append(names, name)
+		names, hists = append(names, name), append(hists, h)
 		for _, c := range h.Counts {
 			top = max(top, float64(c)/float64(h.Total()))
 		}
@@ -612,7 +614,7 @@ func rulerChart(b *strings.Builder, d *ReportData) {
 	var legend strings.Builder
 	legend.WriteString("<ul class=\"legend\">\n")
 	for i, name := range names {
-		h := d.RulerErrors[name]
+		h := hists[i]
 		col := rulerColours[i%len(rulerColours)]
 		var px, py []float64
 		total := float64(h.Total())

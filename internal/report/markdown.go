@@ -3,9 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -117,8 +115,8 @@ func caveats(s *Summary, d *ReportData) []string {
 	tok := "Token counts of simulated contexts come from the metric ruler"
 	if metric != "" {
 		tok += " (" + metric + ")"
-		if e := s.Rulers.errorOf(metric); e != "" {
-			tok += ", whose median error against the API's own counts is " + e + " on this corpus"
+		if e := rulerMedian(s, metric); e != nil {
+			tok += ", whose median error against the API's own counts is " + pct(e) + " on this corpus"
 		}
 	}
 	out = append(out, tok+"; the API's tokenizer is not available offline.",
@@ -127,10 +125,10 @@ func caveats(s *Summary, d *ReportData) []string {
 		"Summaries are written by a deterministic summarizer from the transcript, not by a model, so summary sizes and "+
 			"the need recall of summarizing strategies are those of that summarizer.",
 		"Compaction-summarizer calls and side questions repeat their parent's records and are not replayed.")
-	if d.Overfull > 0 {
+	if n, first := s.Overfull(); n > 0 {
 		out = append(out, fmt.Sprintf("%d transcripts have a fixed overhead at or above the window (the first is %s): "+
 			"each of their calls compacts a context with little left to compress, which pulls the compression medians "+
-			"down (runs.overhead names them).", d.Overfull, d.OverfullFirst))
+			"down (runs.overhead names them).", n, first))
 	}
 	if s.Corpus.Problems > 0 {
 		out = append(out, fmt.Sprintf("%d input problems (unreadable lines, broken links between records, tool calls "+
@@ -146,14 +144,6 @@ func settingValue(d *ReportData, name string) string {
 		}
 	}
 	return ""
-}
-
-// errorOf is a ruler's median |err| over calls as a percentage, or "".
-func (r *Rulers) errorOf(name string) string {
-	if r == nil || r.Measured[name] == nil || r.Measured[name].Calls.N == 0 || math.IsNaN(r.Measured[name].Calls.Median) {
-		return ""
-	}
-	return strconv.FormatFloat(100*r.Measured[name].Calls.Median, 'f', 1, 64) + "%"
 }
 
 // mdTable writes a GitHub table; cells are escaped. align has an l, c or r

@@ -68,6 +68,19 @@ func (s *Rulers) finish() {
 	}
 }
 
+// errorHistogram bins a ruler's signed call errors (est − real) / real in
+// 2 % bins over [−50 %, +50 %) for report.html; nil when there are none.
+func (s *Rulers) errorHistogram(name string) *Histogram {
+	if s == nil || len(s.calls[name]) == 0 {
+		return nil
+	}
+	h := NewHistogram(-0.5, 0.5, 50)
+	for _, e := range s.calls[name] {
+		h.Add(e)
+	}
+	return h
+}
+
 // RulerTable renders the rulers' errors for the terminal.
 func RulerTable(w io.Writer, s *Summary) error {
 	header, rows := rulerGrid(s)

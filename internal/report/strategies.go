@@ -130,6 +130,20 @@ func (s Strategies) finish() {
 	}
 }
 
+// compressionHistogram bins the strategy's event compression ratios in 20
+// bins over [0, 1] (negative ratios are Under) for report.html; nil for a
+// missing strategy.
+func (st *StrategyStats) compressionHistogram() *Histogram {
+	if st == nil {
+		return nil
+	}
+	h := NewHistogram(0, 1, 20)
+	for _, v := range st.compression {
+		h.Add(v)
+	}
+	return h
+}
+
 func median(xs []float64) *float64 {
 	v := tokens.Quantile(xs, 0.5)
 	if math.IsNaN(v) {

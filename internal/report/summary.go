@@ -34,7 +34,16 @@ type Summary struct {
 	// Anchors are the per-rule-set anchor aggregates (rules table, set rows).
 	Anchors     []RuleSetSummary `json:"anchors,omitempty"`
 	anchorTally anchors.Tally
+	// overfull counts the replayed transcripts whose fixed overhead fills
+	// the window; overfullFirst is the first in output order.
+	overfull      int64
+	overfullFirst string
 }
+
+// Overfull is how many replayed transcripts had a fixed overhead at or
+// above the window (analysis.Result.OverheadFillsWindow: every call of
+// theirs compacts), and the path of the first in output order.
+func (s *Summary) Overfull() (n int64, first string) { return s.overfull, s.overfullFirst }
 
 // Totals are counts summed over transcripts.
 type Totals struct {
@@ -95,6 +104,12 @@ func (s *Summary) add(r *analysis.Result) {
 	k.add(t)
 	for typ, n := range r.IgnoredByType {
 		c.IgnoredByType[typ] += int64(n)
+	}
+	if r.OverheadFillsWindow() {
+		if s.overfull == 0 {
+			s.overfullFirst = t.Path
+		}
+		s.overfull++
 	}
 	s.Rulers.add(r)
 	s.Strategies.add(r)

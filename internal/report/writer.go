@@ -39,42 +39,29 @@ type tableSink[T any] struct {
 
 func (s tableSink[T]) add(r *analysis.Result) error { return s.Write(s.rows(r)...) }
 
-// tableOf opens a table whose rows are taken from each result by rows.
-func tableOf[T any](opts Options, name string, rows func(r *analysis.Result) []T) (sink, error) {
-	t, err := NewTable[T](opts.Dir, name, opts.Formats)
-	if err != nil {
-		return nil, err
+// table opens a table whose rows are taken from each result by rows.
+func table[T any](name string, rows func(r *analysis.Result) []T) func(Options, *Summary) (sink, error) {
+	return func(o Options, _ *Summary) (sink, error) {
+		t, err := NewTable[T](o.Dir, name, o.Formats)
+		if err != nil {
+			return nil, err
+		}
+		return tableSink[T]{t, rows}, nil
 	}
-	return tableSink[T]{t, rows}, nil
 }
 
 // tables lists every exported table: its name and where its rows come from.
 // Adding a table is one entry here plus its row type in internal/analysis.
-var tables = []func(Options) (sink, error){
-	func(o Options) (sink, error) {
-		return tableOf(o, "transcripts", func(r *analysis.Result) []analysis.TranscriptRow { return []analysis.TranscriptRow{r.Transcript} })
-	},
-	func(o Options) (sink, error) {
-		return tableOf(o, "problems", func(r *analysis.Result) []analysis.ProblemRow { return r.Problems })
-	},
-	func(o Options) (sink, error) {
-		return tableOf(o, "calls", func(r *analysis.Result) []analysis.CallRow { return r.Calls })
-	},
-	func(o Options) (sink, error) {
-		return tableOf(o, "compact_boundaries", func(r *analysis.Result) []analysis.BoundaryRow { return r.Boundaries })
-	},
-	func(o Options) (sink, error) {
-		return tableOf(o, "runs", func(r *analysis.Result) []analysis.RunRow { return r.Runs })
-	},
-	func(o Options) (sink, error) {
-		return tableOf(o, "events", func(r *analysis.Result) []analysis.EventRow { return r.Events })
-	},
-	func(o Options) (sink, error) {
-		return tableOf(o, "anchors", func(r *analysis.Result) []analysis.AnchorRow { return r.Anchors })
-	},
-	func(o Options) (sink, error) {
-		return tableOf(o, "labels", func(r *analysis.Result) []analysis.LabelRow { return r.Labels })
-	},
+// An opener is given the run's summary, which aggregates every result.
+var tables = []func(Options, *Summary) (sink, error){
+	table("transcripts", func(r *analysis.Result) []analysis.TranscriptRow { return []analysis.TranscriptRow{r.Transcript} }),
+	table("problems", func(r *analysis.Result) []analysis.ProblemRow { return r.Problems }),
+	table("calls", func(r *analysis.Result) []analysis.CallRow { return r.Calls }),
+	table("compact_boundaries", func(r *analysis.Result) []analysis.BoundaryRow { return r.Boundaries }),
+	table("runs", func(r *analysis.Result) []analysis.RunRow { return r.Runs }),
+	table("events", func(r *analysis.Result) []analysis.EventRow { return r.Events }),
+	table("anchors", func(r *analysis.Result) []analysis.AnchorRow { return r.Anchors }),
+	table("labels", func(r *analysis.Result) []analysis.LabelRow { return r.Labels }),
 	openRules,
 }
 
@@ -100,7 +87,7 @@ func NewWriter(opts Options) (*Writer, error) {
 		w.data = NewReportData(opts.ReportTranscript, opts.Settings)
 	}
 	for _, open := range tables {
-		s, err := open(opts)
+		s, err := open(opts, &w.sum)
 		if err != nil {
 			w.Abort()
 			return nil, err
@@ -129,9 +116,6 @@ func (w *Writer) AddFile(results []*analysis.Result) error {
 
 // Summary is the aggregate so far.
 func (w *Writer) Summary() *Summary { return &w.sum }
-
-// ReportData is what the reports gathered (nil when no report is written).
-func (w *Writer) ReportData() *ReportData { return w.data }
 
 // Close finishes every table and writes summary.json, report.md and
 // report.html as selected.
