@@ -142,38 +142,26 @@ type ccFile struct {
 }
 
 func (claudeCode) Read(src *Source, emit func(*transcript.Transcript) error) error {
-	data, rerr := ReadAll(src)
-	t := readClaudeCode(src.Path, data)
-	if rerr != nil {
-		t.Problems = append(t.Problems, transcript.Problem{Line: t.Stats.Lines, Reason: rerr.Error()})
-	}
-	return emit(t)
+	return emit(readClaudeCode(src))
 }
 
-// readClaudeCode parses a whole Claude Code file held in data.
-func readClaudeCode(path string, data []byte) *transcript.Transcript {
+// readClaudeCode reads a Claude Code file line by line. A read error (a
+// truncated .gz or .zst) is a problem on the last line read.
+func readClaudeCode(src *Source) *transcript.Transcript {
 	f := &ccFile{
-		path:     path,
-		t:        &transcript.Transcript{Path: path, Format: ClaudeCodeFormat},
+		path:     src.Path,
+		t:        &transcript.Transcript{Path: src.Path, Format: ClaudeCodeFormat},
 		usage:    make(map[string]transcript.Usage),
 		calls:    make(map[string]bool),
 		toolUses: make(map[string]bool),
 		toolErrs: make(map[string]bool),
 	}
-	lineNo := 0
-	for len(data) > 0 {
-		lineNo++
-		var line []byte
-		final := false
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			line, data, final = data, nil, true
-		}
-		f.line(lineNo, line, final)
-	}
-	f.t.Stats.Lines = lineNo
+	n, rerr := eachLine(src, f.line)
+	f.t.Stats.Lines = n
 	f.build()
+	if rerr != nil {
+		f.t.Problems = append(f.t.Problems, transcript.Problem{Line: n, Reason: rerr.Error()})
+	}
 	return f.t
 }
 
@@ -189,7 +177,6 @@ func (f *ccFile) bad(line int, format string, args ...any) {
 
 // line handles one input line.
 func (f *ccFile) line(n int, line []byte, final bool) {
-	line = bytes.TrimSuffix(line, []byte{'\r'})
 	if len(bytes.TrimSpace(line)) == 0 {
 		f.t.Stats.Ignore("(blank)")
 		return

@@ -134,7 +134,7 @@ type codexFile struct {
 
 func (codex) Read(src *Source, emit func(*transcript.Transcript) error) error {
 	c := &codexFile{b: newBuilder(src.Path, CodexFormat)}
-	lineNo, rerr := eachLine(src.R, c.line)
+	lineNo, rerr := eachLine(src, c.line)
 	c.flush()
 	t := c.b.t
 	if rerr != nil {

@@ -383,14 +383,15 @@ func parseOne(p *fastjson.Parser, b *builder, data []byte, line int, what string
 	return v
 }
 
-// eachLine calls fn with each line of r (without its "\n" or "\r\n"), its
-// 1-based number, and whether it is the last line with no newline after it.
-// Lines may be of any length. A read error after some data is returned after
-// the complete lines were handed out.
-func eachLine(r io.Reader, fn func(n int, line []byte, final bool)) (int, error) {
-	br, ok := r.(*bufio.Reader)
+// eachLine calls fn with each line of src (without its "\n" or "\r\n"),
+// its 1-based number, and whether it is the last line with no newline after
+// it. Lines may be of any length. A read error after some data (a truncated
+// .gz or .zst) is returned after the lines read were handed out, the last
+// of them as final.
+func eachLine(src *Source, fn func(n int, line []byte, final bool)) (int, error) {
+	br, ok := src.R.(*bufio.Reader)
 	if !ok {
-		br = bufio.NewReaderSize(r, 64<<10)
+		br = bufio.NewReaderSize(src.R, 64<<10)
 	}
 	var long []byte
 	n := 0
@@ -420,7 +421,7 @@ func eachLine(r io.Reader, fn func(n int, line []byte, final bool)) (int, error)
 			if errors.Is(err, io.EOF) {
 				return n, nil
 			}
-			return n, fmt.Errorf("reading: %w", err)
+			return n, src.readError(err)
 		}
 	}
 }

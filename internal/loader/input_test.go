@@ -219,7 +219,7 @@ func FuzzClaudeCode(f *testing.F) {
 	f.Add([]byte("{\"type\":\"user\",\"uuid\":\"a\",\"parentUuid\":\"a\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"content\":[1,{}]}]}}\n"))
 	f.Add([]byte("\n\n\r\n{}\n[]\nnull\n\"x\"\n{\"type\":null}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tr := readClaudeCode("fuzz.jsonl", data)
+		tr := readClaudeCode(&Source{Path: "fuzz.jsonl", R: bytes.NewReader(data)})
 		s := tr.Stats
 		lines := bytes.Count(data, []byte("\n"))
 		if len(data) > 0 && data[len(data)-1] != '\n' {

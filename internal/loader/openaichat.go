@@ -85,9 +85,10 @@ func (openAIChat) Read(src *Source, emit func(*transcript.Transcript) error) err
 	if !ok {
 		br = bufio.NewReaderSize(src.R, sniffSize)
 	}
+	src.R = br
 	head, _ := br.Peek(sniffSize)
 	if jsonLines(head) {
-		n, rerr := eachLine(br, func(n int, line []byte, final bool) {
+		n, rerr := eachLine(src, func(n int, line []byte, final bool) {
 			if r.err != nil {
 				return
 			}
