@@ -129,8 +129,8 @@ type node struct {
 
 // ccFile holds the state of reading one Claude Code file.
 type ccFile struct {
+	recorder
 	path     string
-	t        *transcript.Transcript
 	p        fastjson.Parser
 	nodes    []node
 	usage    map[string]transcript.Usage // per message id, from its last line
@@ -149,8 +149,8 @@ func (claudeCode) Read(src *Source, emit func(*transcript.Transcript) error) err
 // truncated .gz or .zst) is a problem on the last line read.
 func readClaudeCode(src *Source) *transcript.Transcript {
 	f := &ccFile{
+		recorder: recorder{t: &transcript.Transcript{Path: src.Path, Format: ClaudeCodeFormat}},
 		path:     src.Path,
-		t:        &transcript.Transcript{Path: src.Path, Format: ClaudeCodeFormat},
 		usage:    make(map[string]transcript.Usage),
 		calls:    make(map[string]bool),
 		toolUses: make(map[string]bool),
@@ -163,16 +163,6 @@ func readClaudeCode(src *Source) *transcript.Transcript {
 		f.t.Problems = append(f.t.Problems, transcript.Problem{Line: n, Reason: rerr.Error()})
 	}
 	return f.t
-}
-
-func (f *ccFile) problem(line int, format string, args ...any) {
-	f.t.Problems = append(f.t.Problems, transcript.Problem{Line: line, Reason: fmt.Sprintf(format, args...)})
-}
-
-// bad reports a line that could not be used at all.
-func (f *ccFile) bad(line int, format string, args ...any) {
-	f.problem(line, format, args...)
-	f.t.Stats.BadLines++
 }
 
 // line handles one input line.
@@ -360,7 +350,7 @@ func (f *ccFile) system(n int, v *fastjson.Value) {
 	}
 	nd.compaction = c
 	f.nodes = append(f.nodes, nd)
-	f.t.Stats.ParsedLines++
+	f.parsed()
 }
 
 // injectedKinds are the attachment types Claude Code renders into the
@@ -399,7 +389,7 @@ func (f *ccFile) attachment(n int, v *fastjson.Value) {
 	}
 	nd.blocks = []transcript.Block{{Kind: transcript.BlockInjected, InjectedKind: kind, Text: renderAttachment(a)}}
 	f.nodes = append(f.nodes, nd)
-	f.t.Stats.ParsedLines++
+	f.parsed()
 }
 
 // renderAttachment turns an attachment into the text the model sees: its
@@ -547,7 +537,7 @@ func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
 		}
 	}
 	f.nodes = append(f.nodes, nd)
-	f.t.Stats.ParsedLines++
+	f.parsed()
 }
 
 // content converts message.content (a string or an array of blocks).

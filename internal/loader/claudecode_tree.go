@@ -55,12 +55,7 @@ func (f *ccFile) build() {
 			counts[m.Model]++
 		}
 	}
-	for model, n := range counts {
-		if n > counts[t.Model] || (n == counts[t.Model] && model < t.Model) {
-			t.Model = model
-		}
-	}
-	sort.SliceStable(t.Problems, func(i, j int) bool { return t.Problems[i].Line < t.Problems[j].Line })
+	f.finish(counts)
 }
 
 func (nd *node) isConversation() bool {

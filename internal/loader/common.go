@@ -20,9 +20,50 @@ import (
 // a transcript builder that pairs tool calls with their results and fills
 // the file-level stats, and small helpers over fastjson values.
 
+// recorder accounts for the records of one transcript and reports its
+// problems. Every reader's state embeds one.
+type recorder struct {
+	t *transcript.Transcript
+}
+
+// problem records a problem on the transcript.
+func (r recorder) problem(line int, format string, args ...any) {
+	r.t.Problems = append(r.t.Problems, transcript.Problem{Line: line, Reason: fmt.Sprintf(format, args...)})
+}
+
+// record counts one record met in the input (Stats.Lines). Each record is
+// then exactly one of parsed, ignored (Stats.Ignore) or bad, each counted
+// where the reader decides it.
+func (r recorder) record() { r.t.Stats.Lines++ }
+
+// parsed counts a record read into the transcript (a message, a compaction,
+// the metadata the reader uses).
+func (r recorder) parsed() { r.t.Stats.ParsedLines++ }
+
+// bad records a record that could not be used at all.
+func (r recorder) bad(line int, format string, args ...any) {
+	r.problem(line, format, args...)
+	r.t.Stats.BadLines++
+}
+
+// finish sets the transcript's model, when the reader found none, to the
+// one counted most often (the lexically first on ties), and sorts the
+// problems by line.
+func (r recorder) finish(models map[string]int) {
+	t := r.t
+	if t.Model == "" {
+		for model, n := range models {
+			if n > models[t.Model] || (n == models[t.Model] && model < t.Model) {
+				t.Model = model
+			}
+		}
+	}
+	sort.SliceStable(t.Problems, func(i, j int) bool { return t.Problems[i].Line < t.Problems[j].Line })
+}
+
 // builder assembles one transcript.
 type builder struct {
-	t *transcript.Transcript
+	recorder
 	// calls maps a tool_use id to its name, over every message added.
 	calls map[string]string
 	// answered holds the tool_use ids that have a result.
@@ -36,31 +77,11 @@ type builder struct {
 
 func newBuilder(path, format string) *builder {
 	return &builder{
-		t:        &transcript.Transcript{Path: path, Format: format, Kind: transcript.KindSession},
+		recorder: recorder{t: &transcript.Transcript{Path: path, Format: format, Kind: transcript.KindSession}},
 		calls:    map[string]string{},
 		answered: map[string]bool{},
 		errs:     map[string]bool{},
 	}
-}
-
-// problem records a problem on the transcript.
-func (b *builder) problem(line int, format string, args ...any) {
-	b.t.Problems = append(b.t.Problems, transcript.Problem{Line: line, Reason: fmt.Sprintf(format, args...)})
-}
-
-// record counts one record met in the input (Stats.Lines). Each record is
-// then exactly one of parsed, ignored (Stats.Ignore) or bad, each counted
-// where the reader decides it.
-func (b *builder) record() { b.t.Stats.Lines++ }
-
-// parsed counts a record read into the transcript (a message, a compaction,
-// the metadata the reader uses).
-func (b *builder) parsed() { b.t.Stats.ParsedLines++ }
-
-// bad records a record that could not be used at all.
-func (b *builder) bad(line int, format string, args ...any) {
-	b.problem(line, format, args...)
-	b.t.Stats.BadLines++
 }
 
 // newID makes up a tool_use id for a call recorded without one. The ids are
@@ -169,17 +190,6 @@ func (b *builder) finish() *transcript.Transcript {
 			all[m.Model]++
 		}
 	}
-	counts := called
-	if len(called) == 0 {
-		counts = all
-	}
-	if t.Model == "" {
-		for model, n := range counts {
-			if n > counts[t.Model] || (n == counts[t.Model] && model < t.Model) {
-				t.Model = model
-			}
-		}
-	}
 	for i := range t.Compactions {
 		if t.Compactions[i].Kind == transcript.CompactMicro {
 			t.Stats.MicrocompactBoundaries++
@@ -187,7 +197,10 @@ func (b *builder) finish() *transcript.Transcript {
 			t.Stats.CompactBoundaries++
 		}
 	}
-	sort.SliceStable(t.Problems, func(i, j int) bool { return t.Problems[i].Line < t.Problems[j].Line })
+	if len(called) == 0 {
+		called = all
+	}
+	b.recorder.finish(called)
 	return t
 }
 
