@@ -46,6 +46,19 @@ func (r recorder) bad(line int, format string, args ...any) {
 	r.t.Stats.BadLines++
 }
 
+// scanProblems reports the structure scanValues could not split into
+// values: a problem each, and one bad record for each that skipped input.
+func (r recorder) scanProblems(problems []scanProblem) {
+	for _, sp := range problems {
+		if sp.Lost {
+			r.record()
+			r.bad(sp.Line, "%s", sp.Reason)
+		} else {
+			r.problem(sp.Line, "%s", sp.Reason)
+		}
+	}
+}
+
 // finish sets the transcript's model, when the reader found none, to the
 // one counted most often (the lexically first on ties), and sorts the
 // problems by line.

@@ -104,14 +104,7 @@ func (openHands) Read(src *Source, emit func(*transcript.Transcript) error) erro
 	if err != nil {
 		return err
 	}
-	for _, sp := range problems {
-		if sp.Lost {
-			c.b.record() // the skipped input is one bad record
-			c.b.bad(sp.Line, "%s", sp.Reason)
-		} else {
-			c.b.problem(sp.Line, "%s", sp.Reason)
-		}
-	}
+	c.b.scanProblems(problems)
 	return emit(c.b.finish())
 }
 
