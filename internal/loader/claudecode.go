@@ -419,25 +419,7 @@ func renderAttachment(a *fastjson.Value) string {
 	if len(parts) > 0 {
 		return strings.Join(parts, "\n")
 	}
-	o, _ := a.Object()
-	var buf []byte
-	buf = append(buf, '{')
-	first := true
-	o.Visit(func(k []byte, x *fastjson.Value) {
-		if string(k) == "type" {
-			return
-		}
-		if !first {
-			buf = append(buf, ',')
-		}
-		first = false
-		buf = append(buf, '"')
-		buf = append(buf, k...)
-		buf = append(buf, '"', ':')
-		buf = x.MarshalTo(buf)
-	})
-	buf = append(buf, '}')
-	return string(buf)
+	return withoutKey(a, "type")
 }
 
 // metaPrefixes open user text that the harness, not the user, wrote.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/valyala/fastjson"
+
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
@@ -216,5 +218,20 @@ func TestClaudeCodeBehaviour(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) { tc.check(t, readOne(t, dir+tc.file)) })
+	}
+}
+
+// TestRenderAttachment checks the text of an injected attachment: its
+// textual fields joined, or else its JSON without the type.
+func TestRenderAttachment(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"type":"hook_success","content":"ok","stdout":["a",{"b":1}]}`, "ok\na\n{\"b\":1}"},
+		{`{"type":"diagnostics","files":[{"uri":"x.go"}],"isNew":true}`, `{"files":[{"uri":"x.go"}],"isNew":true}`},
+		{`{"type":"budget_usd"}`, `{}`},
+	}
+	for _, tt := range tests {
+		if got := renderAttachment(fastjson.MustParse(tt.in)); got != tt.want {
+			t.Errorf("renderAttachment(%s) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }

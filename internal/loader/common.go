@@ -262,6 +262,28 @@ func jsonText(s string) string {
 	return string(q)
 }
 
+// withoutKey renders an object as JSON without one of its keys.
+func withoutKey(v *fastjson.Value, key string) string {
+	o, err := v.Object()
+	if err != nil {
+		return string(v.MarshalTo(nil))
+	}
+	buf := []byte{'{'}
+	o.Visit(func(k []byte, x *fastjson.Value) {
+		if string(k) == key {
+			return
+		}
+		if len(buf) > 1 {
+			buf = append(buf, ',')
+		}
+		q, _ := json.Marshal(string(k))
+		buf = append(buf, q...)
+		buf = append(buf, ':')
+		buf = x.MarshalTo(buf)
+	})
+	return string(append(buf, '}'))
+}
+
 // textOf renders a content value as plain text: a string as is; an array
 // by joining its items' text (strings, or objects' "text"/"content"
 // fields); anything else as its JSON. It also returns the images met.

@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -292,28 +291,6 @@ func (c *ohConv) observation(e *fastjson.Value, line int) {
 	}
 	b.add(transcript.Message{Role: transcript.RoleTool, Blocks: []transcript.Block{res}, Timestamp: str(e, "timestamp"), Line: line})
 	b.parsed()
-}
-
-// withoutKey renders an object as JSON without one of its keys.
-func withoutKey(v *fastjson.Value, key string) string {
-	o, err := v.Object()
-	if err != nil {
-		return string(v.MarshalTo(nil))
-	}
-	buf := []byte{'{'}
-	o.Visit(func(k []byte, x *fastjson.Value) {
-		if string(k) == key {
-			return
-		}
-		if len(buf) > 1 {
-			buf = append(buf, ',')
-		}
-		q, _ := json.Marshal(string(k))
-		buf = append(buf, q...)
-		buf = append(buf, ':')
-		buf = x.MarshalTo(buf)
-	})
-	return string(append(buf, '}'))
 }
 
 // recallText renders what a recall observation adds to the prompt: the
