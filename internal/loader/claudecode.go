@@ -430,16 +430,6 @@ var metaPrefixes = []string{
 	"<user-prompt-submit-hook>", "[Request interrupted by user", "Caveat: The messages below were generated",
 }
 
-func isMetaText(s string) bool {
-	s = strings.TrimLeft(s, " \t\r\n")
-	for _, p := range metaPrefixes {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
-}
-
 func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
 	nd := node{kind: nodeUser, role: transcript.RoleUser}
 	if typ == "assistant" {
@@ -482,16 +472,7 @@ func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
 			}
 		}
 		if !nd.isMeta {
-			meta, texts := true, 0
-			for _, b := range blocks {
-				if b.Kind == transcript.BlockText && strings.TrimSpace(b.Text) != "" {
-					texts++
-					if !isMetaText(b.Text) {
-						meta = false
-					}
-				}
-			}
-			nd.isMeta = texts > 0 && meta
+			nd.isMeta = harnessText(blocks, metaPrefixes)
 		}
 		for _, b := range blocks {
 			if b.Kind == transcript.BlockToolResult && b.IsError {

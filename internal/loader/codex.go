@@ -281,7 +281,7 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 		m := transcript.Message{Role: transcript.RoleUser, Blocks: blocks, Timestamp: ts, Line: n}
 		switch role {
 		case "user":
-			m.IsMeta = codexMeta(blocks)
+			m.IsMeta = harnessText(blocks, codexMetaPrefixes)
 		case "developer", "system":
 			m.Role = transcript.RoleSystem
 		default:
@@ -344,32 +344,6 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 		return
 	}
 	b.parsed() // the item kinds read above
-}
-
-// codexMeta reports whether every text of a user message is one Codex wrote.
-func codexMeta(blocks []transcript.Block) bool {
-	texts := 0
-	for i := range blocks {
-		if blocks[i].Kind != transcript.BlockText {
-			continue
-		}
-		s := strings.TrimLeft(blocks[i].Text, " \t\r\n")
-		if s == "" {
-			continue
-		}
-		texts++
-		meta := false
-		for _, p := range codexMetaPrefixes {
-			if strings.HasPrefix(s, p) {
-				meta = true
-				break
-			}
-		}
-		if !meta {
-			return false
-		}
-	}
-	return texts > 0
 }
 
 // codexOutput fills a tool result from a Codex output: a string (plain,

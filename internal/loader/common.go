@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -260,6 +261,24 @@ func jsonText(s string) string {
 	}
 	q, _ := json.Marshal(s)
 	return string(q)
+}
+
+// harnessText reports whether a user message's text is the harness's own:
+// it has a text block that is not blank, and every such block starts (after
+// leading blank lines) with one of prefixes.
+func harnessText(blocks []transcript.Block, prefixes []string) bool {
+	texts := 0
+	for i := range blocks {
+		if blocks[i].Kind != transcript.BlockText || strings.TrimSpace(blocks[i].Text) == "" {
+			continue
+		}
+		texts++
+		s := strings.TrimLeft(blocks[i].Text, " \t\r\n")
+		if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(s, p) }) {
+			return false
+		}
+	}
+	return texts > 0
 }
 
 // withoutKey renders an object as JSON without one of its keys.
