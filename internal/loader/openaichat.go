@@ -207,12 +207,7 @@ func (r *chatReader) value(v *jsonValue, final bool) {
 		r.send(b, r.rowID(nil, v.Index))
 		return
 	}
-	var lines []int // each message's line, when the row spans several
-	if v.EndLine > v.Line {
-		if lines = elementLines(data, v.Line, listKey); len(lines) != len(list) {
-			lines = nil
-		}
-	}
+	lines := elementLines(data, v.Line, listKey, len(list)) // each message's line
 	c := newChatConv(newBuilder(r.path, OpenAIChatFormat), fenced)
 	if doc.Type() == fastjson.TypeObject {
 		c.b.t.Model = firstStr(doc, "model", "model_name")

@@ -82,12 +82,7 @@ func (openHands) Read(src *Source, emit func(*transcript.Transcript) error) erro
 			for _, k := range ohEventKeys {
 				if list := e.Get(k); list != nil && list.Type() == fastjson.TypeArray {
 					events := list.GetArray()
-					var lines []int
-					if v.EndLine > v.Line {
-						if lines = elementLines(v.Data, v.Line, k); len(lines) != len(events) {
-							lines = nil
-						}
-					}
+					lines := elementLines(v.Data, v.Line, k, len(events))
 					for i, ev := range events {
 						c.b.record()
 						c.event(ev, lineOf(lines, i, v.Line), fmt.Sprintf("%s[%d]", k, i))
