@@ -181,11 +181,7 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 		v, err = f.p.ParseBytes(line)
 	}
 	if err != nil {
-		if final {
-			f.bad(n, "truncated final line: %s", shortErr(err))
-		} else {
-			f.bad(n, "malformed JSON: %s", shortErr(err))
-		}
+		f.bad(n, "%s", lineError(err, final))
 		return
 	}
 	if v.Type() != fastjson.TypeObject {
@@ -249,6 +245,15 @@ func checkEscapes(line []byte) error {
 			return fmt.Errorf(`invalid escape sequence \%c`, c)
 		}
 	}
+}
+
+// lineError describes a line that does not parse: the last line of a file
+// that does not end in a newline is taken as cut short.
+func lineError(err error, final bool) string {
+	if final {
+		return "truncated final line: " + shortErr(err)
+	}
+	return "malformed JSON: " + shortErr(err)
 }
 
 // shortErr reduces fastjson's nested error text ("cannot parse object:

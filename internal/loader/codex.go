@@ -157,11 +157,7 @@ func (c *codexFile) line(n int, line []byte, final bool) {
 	}
 	v, err := c.p.ParseBytes(line)
 	if err != nil {
-		if final {
-			b.bad(n, "truncated final line: %s", shortErr(err))
-		} else {
-			b.bad(n, "malformed JSON: %s", shortErr(err))
-		}
+		b.bad(n, "%s", lineError(err, final))
 		return
 	}
 	if v.Type() != fastjson.TypeObject {

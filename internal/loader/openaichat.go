@@ -159,11 +159,7 @@ func (r *chatReader) value(v *jsonValue, final bool) {
 	}
 	if err != nil {
 		v.Data = nil
-		if final {
-			r.badRow(nil, v, "%s: truncated final line: %s", where, shortErr(err))
-		} else {
-			r.badRow(nil, v, "%s: malformed JSON: %s", where, shortErr(err))
-		}
+		r.badRow(nil, v, "%s: %s", where, lineError(err, final))
 		return
 	}
 	data := v.Data
