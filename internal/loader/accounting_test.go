@@ -75,13 +75,18 @@ func TestFixtureAccounting(t *testing.T) {
 			}
 		})
 	}
+	// Claude Code's records are its lines.
 	for _, path := range ccFixtures(t) {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := checkAccounting(readOne(t, path), textLines(data)); err != nil {
+		tr := readOne(t, path)
+		if err := checkAccounting(tr, textLines(data)); err != nil {
 			t.Errorf("%s: %v", path, err)
+		}
+		if tr.Stats.Lines != textLines(data) {
+			t.Errorf("%s: %d records, the file has %d lines", path, tr.Stats.Lines, textLines(data))
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,29 +34,6 @@ func TestClaudeCodeGolden(t *testing.T) {
 			tr := readOne(t, path)
 			golden(t, strings.TrimSuffix(path, ".jsonl")+".golden", dump(tr))
 		})
-	}
-}
-
-// TestClaudeCodeAccounting checks that every line is parsed, ignored or bad,
-// and that every bad line is a problem.
-func TestClaudeCodeAccounting(t *testing.T) {
-	for _, path := range ccFixtures(t) {
-		tr := readOne(t, path)
-		s := tr.Stats
-		data, _ := os.ReadFile(path)
-		lines := bytes.Count(data, []byte("\n"))
-		if len(data) > 0 && data[len(data)-1] != '\n' {
-			lines++
-		}
-		if s.Lines != lines {
-			t.Errorf("%s: Lines=%d, the file has %d", path, s.Lines, lines)
-		}
-		if s.ParsedLines+s.IgnoredLines+s.BadLines != s.Lines {
-			t.Errorf("%s: parsed %d + ignored %d + bad %d != lines %d", path, s.ParsedLines, s.IgnoredLines, s.BadLines, s.Lines)
-		}
-		if len(tr.Problems) < s.BadLines {
-			t.Errorf("%s: %d bad lines but only %d problems", path, s.BadLines, len(tr.Problems))
-		}
 	}
 }
 
