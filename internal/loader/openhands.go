@@ -204,24 +204,12 @@ func (c *ohConv) action(e *fastjson.Value, act string, line int, where string) {
 	if id := e.Get("id"); id != nil {
 		c.tools[id.GetInt64()] = call.ToolID
 	}
-	respID := str(resp, "id")
 	b.parsed()
-	if i, ok := c.responses[respID]; ok && respID != "" {
-		b.addBlock(i, call)
-		return
-	}
-	m := transcript.Message{Role: transcript.RoleAssistant, Timestamp: ts, Line: line, Model: str(resp, "model")}
 	text := str(respMsg, "content")
 	if text == "" {
 		text = str(args, "thought")
 	}
-	m.Blocks = append(textBlocks(text, 0, 0), call)
-	m.Usage, _ = usageOf(resp.Get("usage"))
-	if respID != "" {
-		m.ID = respID
-		c.responses[respID] = len(b.t.Messages)
-	}
-	b.add(m)
+	c.respond(resp, ts, line, textBlocks(text, 0, 0), call)
 }
 
 // assistantText adds assistant text, merged into its model response's
@@ -233,7 +221,14 @@ func (c *ohConv) assistantText(e *fastjson.Value, blocks []transcript.Block, ts 
 		return
 	}
 	b.parsed()
-	resp := e.Get("tool_call_metadata", "model_response")
+	c.respond(e.Get("tool_call_metadata", "model_response"), ts, line, nil, blocks...)
+}
+
+// respond adds blocks to the assistant message of the model response resp:
+// the message an earlier event of the same response made, or else a new one
+// that opens with lead and carries the response's model and usage.
+func (c *ohConv) respond(resp *fastjson.Value, ts string, line int, lead []transcript.Block, blocks ...transcript.Block) {
+	b := c.b
 	respID := str(resp, "id")
 	if i, ok := c.responses[respID]; ok && respID != "" {
 		for _, bl := range blocks {
@@ -241,7 +236,7 @@ func (c *ohConv) assistantText(e *fastjson.Value, blocks []transcript.Block, ts 
 		}
 		return
 	}
-	m := transcript.Message{Role: transcript.RoleAssistant, Blocks: blocks, Timestamp: ts, Line: line, Model: str(resp, "model")}
+	m := transcript.Message{Role: transcript.RoleAssistant, Blocks: append(lead, blocks...), Timestamp: ts, Line: line, Model: str(resp, "model")}
 	m.Usage, _ = usageOf(resp.Get("usage"))
 	if respID != "" {
 		m.ID = respID
