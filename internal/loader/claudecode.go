@@ -568,10 +568,7 @@ func (f *ccFile) content(n int, c *fastjson.Value, role transcript.Role) ([]tran
 			}
 			resultContent(&b, it.Get("content"))
 			blocks = append(blocks, b)
-		case "image":
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1,
-				MediaType: string(it.GetStringBytes("source", "media_type")), ImageBytes: len(it.GetStringBytes("source", "data"))})
-		case "document":
+		case "image", "document":
 			// PDFs and plain documents: count their data like an image's.
 			blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1,
 				MediaType: string(it.GetStringBytes("source", "media_type")), ImageBytes: len(it.GetStringBytes("source", "data"))})
