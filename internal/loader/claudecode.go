@@ -130,7 +130,6 @@ type node struct {
 // ccFile holds the state of reading one Claude Code file.
 type ccFile struct {
 	recorder
-	path     string
 	p        fastjson.Parser
 	nodes    []node
 	usage    map[string]transcript.Usage // per message id, from its last line
@@ -150,7 +149,6 @@ func (claudeCode) Read(src *Source, emit func(*transcript.Transcript) error) err
 func readClaudeCode(src *Source) *transcript.Transcript {
 	f := &ccFile{
 		recorder: recorder{t: &transcript.Transcript{Path: src.Path, Format: ClaudeCodeFormat}},
-		path:     src.Path,
 		usage:    make(map[string]transcript.Usage),
 		calls:    make(map[string]bool),
 		toolUses: make(map[string]bool),
@@ -618,7 +616,7 @@ func resultContent(b *transcript.Block, c *fastjson.Value) {
 
 // kindOf classifies the file from its name and records.
 func (f *ccFile) kindOf(allSidechain bool) transcript.Kind {
-	base := filepath.Base(f.path)
+	base := filepath.Base(f.t.Path)
 	switch {
 	case strings.HasPrefix(base, "agent-acompact"):
 		return transcript.KindCompactionCall

@@ -40,7 +40,7 @@ func (f *ccFile) build() {
 	case t.Kind != transcript.KindSession && f.agentID != "":
 		t.ID = "agent-" + f.agentID
 	default:
-		t.ID = stem(f.path)
+		t.ID = stem(t.Path)
 	}
 	if t.Kind != transcript.KindSession {
 		t.ParentID = f.session
