@@ -158,7 +158,7 @@ func readClaudeCode(src *Source) *transcript.Transcript {
 	f.t.Stats.Lines = n
 	f.build()
 	if rerr != nil {
-		f.t.Problems = append(f.t.Problems, transcript.Problem{Line: n, Reason: rerr.Error()})
+		f.problem(n, "%s", rerr) // after the sort, as the last problem
 	}
 	return f.t
 }

@@ -17,9 +17,11 @@ import (
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
-// This file holds what the readers of formats other than Claude Code share:
-// a transcript builder that pairs tool calls with their results and fills
-// the file-level stats, and small helpers over fastjson values.
+// This file holds what the readers share: the recorder that accounts for
+// records and problems (every reader), a transcript builder that pairs tool
+// calls with their results and fills the file-level stats (the readers of
+// formats other than Claude Code, which rebuilds a tree instead), line
+// reading, and small helpers over fastjson values.
 
 // recorder accounts for the records of one transcript and reports its
 // problems. Every reader's state embeds one.
