@@ -75,13 +75,18 @@ func TestFixtureAccounting(t *testing.T) {
 			}
 		})
 	}
+	// Claude Code's records are its lines.
 	for _, path := range ccFixtures(t) {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := checkAccounting(readOne(t, path), textLines(data)); err != nil {
+		tr := readOne(t, path)
+		if err := checkAccounting(tr, textLines(data)); err != nil {
 			t.Errorf("%s: %v", path, err)
+		}
+		if tr.Stats.Lines != textLines(data) {
+			t.Errorf("%s: %d records, the file has %d lines", path, tr.Stats.Lines, textLines(data))
 		}
 	}
 }
@@ -91,16 +96,19 @@ func TestElementLines(t *testing.T) {
 	tests := []struct {
 		data string
 		key  string
+		n    int
 		want []int
 	}{
-		{string(doc), "h", []int{7, 9, 10}}, // the first "h", as fastjson's Get
-		{string(doc), "x", nil},             // not an array
-		{string(doc), "y", nil},             // no such key
-		{"[\n{},\n {}, {}\n]", "", []int{6, 7, 7}},
-		{"[1,", "", nil},
+		{string(doc), "h", 3, []int{7, 9, 10}}, // the first "h", as fastjson's Get
+		{string(doc), "h", 4, nil},             // not the count the caller parsed
+		{string(doc), "x", 1, nil},             // not an array
+		{string(doc), "y", 0, nil},             // no such key
+		{"[\n{},\n {}, {}\n]", "", 3, []int{6, 7, 7}},
+		{"[{}, {}]", "", 2, nil}, // one line: every element is on line 5
+		{"[1,\n", "", 1, nil},
 	}
 	for _, tt := range tests {
-		got := elementLines([]byte(tt.data), 5, tt.key)
+		got := elementLines([]byte(tt.data), 5, tt.key, tt.n)
 		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 			t.Errorf("elementLines(%q, %q) = %v, want %v", tt.data, tt.key, got, tt.want)
 		}

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func BenchmarkReadClaudeCode(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for j := range data {
-			readClaudeCode(paths[j], data[j])
+			readClaudeCode(&Source{Path: paths[j], R: bytes.NewReader(data[j])})
 		}
 	}
 }

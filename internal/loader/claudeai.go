@@ -99,18 +99,12 @@ func emitFileProblems(path, format, st string, n int, problems []scanProblem, id
 	if len(problems) == 0 && n > 0 {
 		return nil
 	}
-	t := &transcript.Transcript{ID: ids.get(st + "#file"), Path: path, Format: format, Kind: transcript.KindSession}
-	for _, sp := range problems {
-		t.Problems = append(t.Problems, transcript.Problem{Line: sp.Line, Reason: sp.Reason})
-		if sp.Lost {
-			t.Stats.Lines++ // the skipped input is one bad record
-			t.Stats.BadLines++
-		}
-	}
+	r := recorder{t: &transcript.Transcript{ID: ids.get(st + "#file"), Path: path, Format: format, Kind: transcript.KindSession}}
+	r.scanProblems(problems)
 	if n == 0 && len(problems) == 0 {
-		t.Problems = append(t.Problems, transcript.Problem{Line: 0, Reason: "no " + what + " in the file"})
+		r.problem(0, "no %s in the file", what)
 	}
-	return emit(t)
+	return emit(r.t)
 }
 
 // claudeRootParent is the parent Claude.ai gives the first message.

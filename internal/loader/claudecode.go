@@ -129,8 +129,7 @@ type node struct {
 
 // ccFile holds the state of reading one Claude Code file.
 type ccFile struct {
-	path     string
-	t        *transcript.Transcript
+	recorder
 	p        fastjson.Parser
 	nodes    []node
 	usage    map[string]transcript.Usage // per message id, from its last line
@@ -142,54 +141,30 @@ type ccFile struct {
 }
 
 func (claudeCode) Read(src *Source, emit func(*transcript.Transcript) error) error {
-	data, rerr := ReadAll(src)
-	t := readClaudeCode(src.Path, data)
-	if rerr != nil {
-		t.Problems = append(t.Problems, transcript.Problem{Line: t.Stats.Lines, Reason: rerr.Error()})
-	}
-	return emit(t)
+	return emit(readClaudeCode(src))
 }
 
-// readClaudeCode parses a whole Claude Code file held in data.
-func readClaudeCode(path string, data []byte) *transcript.Transcript {
+// readClaudeCode reads a Claude Code file line by line. A read error (a
+// truncated .gz or .zst) is a problem on the last line read.
+func readClaudeCode(src *Source) *transcript.Transcript {
 	f := &ccFile{
-		path:     path,
-		t:        &transcript.Transcript{Path: path, Format: ClaudeCodeFormat},
+		recorder: recorder{t: &transcript.Transcript{Path: src.Path, Format: ClaudeCodeFormat}},
 		usage:    make(map[string]transcript.Usage),
 		calls:    make(map[string]bool),
 		toolUses: make(map[string]bool),
 		toolErrs: make(map[string]bool),
 	}
-	lineNo := 0
-	for len(data) > 0 {
-		lineNo++
-		var line []byte
-		final := false
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			line, data, final = data, nil, true
-		}
-		f.line(lineNo, line, final)
-	}
-	f.t.Stats.Lines = lineNo
+	n, rerr := eachLine(src, f.line)
+	f.t.Stats.Lines = n
 	f.build()
+	if rerr != nil {
+		f.problem(n, "%s", rerr) // after the sort, as the last problem
+	}
 	return f.t
-}
-
-func (f *ccFile) problem(line int, format string, args ...any) {
-	f.t.Problems = append(f.t.Problems, transcript.Problem{Line: line, Reason: fmt.Sprintf(format, args...)})
-}
-
-// bad reports a line that could not be used at all.
-func (f *ccFile) bad(line int, format string, args ...any) {
-	f.problem(line, format, args...)
-	f.t.Stats.BadLines++
 }
 
 // line handles one input line.
 func (f *ccFile) line(n int, line []byte, final bool) {
-	line = bytes.TrimSuffix(line, []byte{'\r'})
 	if len(bytes.TrimSpace(line)) == 0 {
 		f.t.Stats.Ignore("(blank)")
 		return
@@ -204,11 +179,7 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 		v, err = f.p.ParseBytes(line)
 	}
 	if err != nil {
-		if final {
-			f.bad(n, "truncated final line: %s", shortErr(err))
-		} else {
-			f.bad(n, "malformed JSON: %s", shortErr(err))
-		}
+		f.bad(n, "%s", lineError(err, final))
 		return
 	}
 	if v.Type() != fastjson.TypeObject {
@@ -272,6 +243,15 @@ func checkEscapes(line []byte) error {
 			return fmt.Errorf(`invalid escape sequence \%c`, c)
 		}
 	}
+}
+
+// lineError describes a line that does not parse: the last line of a file
+// that does not end in a newline is taken as cut short.
+func lineError(err error, final bool) string {
+	if final {
+		return "truncated final line: " + shortErr(err)
+	}
+	return "malformed JSON: " + shortErr(err)
 }
 
 // shortErr reduces fastjson's nested error text ("cannot parse object:
@@ -373,7 +353,7 @@ func (f *ccFile) system(n int, v *fastjson.Value) {
 	}
 	nd.compaction = c
 	f.nodes = append(f.nodes, nd)
-	f.t.Stats.ParsedLines++
+	f.parsed()
 }
 
 // injectedKinds are the attachment types Claude Code renders into the
@@ -412,7 +392,7 @@ func (f *ccFile) attachment(n int, v *fastjson.Value) {
 	}
 	nd.blocks = []transcript.Block{{Kind: transcript.BlockInjected, InjectedKind: kind, Text: renderAttachment(a)}}
 	f.nodes = append(f.nodes, nd)
-	f.t.Stats.ParsedLines++
+	f.parsed()
 }
 
 // renderAttachment turns an attachment into the text the model sees: its
@@ -442,25 +422,7 @@ func renderAttachment(a *fastjson.Value) string {
 	if len(parts) > 0 {
 		return strings.Join(parts, "\n")
 	}
-	o, _ := a.Object()
-	var buf []byte
-	buf = append(buf, '{')
-	first := true
-	o.Visit(func(k []byte, x *fastjson.Value) {
-		if string(k) == "type" {
-			return
-		}
-		if !first {
-			buf = append(buf, ',')
-		}
-		first = false
-		buf = append(buf, '"')
-		buf = append(buf, k...)
-		buf = append(buf, '"', ':')
-		buf = x.MarshalTo(buf)
-	})
-	buf = append(buf, '}')
-	return string(buf)
+	return withoutKey(a, "type")
 }
 
 // metaPrefixes open user text that the harness, not the user, wrote.
@@ -469,16 +431,6 @@ var metaPrefixes = []string{
 	"<local-command-stderr>", "<local-command-caveat>", "<system-reminder>",
 	"<task-notification>", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
 	"<user-prompt-submit-hook>", "[Request interrupted by user", "Caveat: The messages below were generated",
-}
-
-func isMetaText(s string) bool {
-	s = strings.TrimLeft(s, " \t\r\n")
-	for _, p := range metaPrefixes {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
 }
 
 func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
@@ -523,16 +475,7 @@ func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
 			}
 		}
 		if !nd.isMeta {
-			meta, texts := true, 0
-			for _, b := range blocks {
-				if b.Kind == transcript.BlockText && strings.TrimSpace(b.Text) != "" {
-					texts++
-					if !isMetaText(b.Text) {
-						meta = false
-					}
-				}
-			}
-			nd.isMeta = texts > 0 && meta
+			nd.isMeta = harnessText(blocks, metaPrefixes)
 		}
 		for _, b := range blocks {
 			if b.Kind == transcript.BlockToolResult && b.IsError {
@@ -560,7 +503,7 @@ func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
 		}
 	}
 	f.nodes = append(f.nodes, nd)
-	f.t.Stats.ParsedLines++
+	f.parsed()
 }
 
 // content converts message.content (a string or an array of blocks).
@@ -623,10 +566,7 @@ func (f *ccFile) content(n int, c *fastjson.Value, role transcript.Role) ([]tran
 			}
 			resultContent(&b, it.Get("content"))
 			blocks = append(blocks, b)
-		case "image":
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1,
-				MediaType: string(it.GetStringBytes("source", "media_type")), ImageBytes: len(it.GetStringBytes("source", "data"))})
-		case "document":
+		case "image", "document":
 			// PDFs and plain documents: count their data like an image's.
 			blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1,
 				MediaType: string(it.GetStringBytes("source", "media_type")), ImageBytes: len(it.GetStringBytes("source", "data"))})
@@ -676,7 +616,7 @@ func resultContent(b *transcript.Block, c *fastjson.Value) {
 
 // kindOf classifies the file from its name and records.
 func (f *ccFile) kindOf(allSidechain bool) transcript.Kind {
-	base := filepath.Base(f.path)
+	base := filepath.Base(f.t.Path)
 	switch {
 	case strings.HasPrefix(base, "agent-acompact"):
 		return transcript.KindCompactionCall

@@ -1,11 +1,12 @@
 package loader
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/valyala/fastjson"
 
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -33,29 +34,6 @@ func TestClaudeCodeGolden(t *testing.T) {
 			tr := readOne(t, path)
 			golden(t, strings.TrimSuffix(path, ".jsonl")+".golden", dump(tr))
 		})
-	}
-}
-
-// TestClaudeCodeAccounting checks that every line is parsed, ignored or bad,
-// and that every bad line is a problem.
-func TestClaudeCodeAccounting(t *testing.T) {
-	for _, path := range ccFixtures(t) {
-		tr := readOne(t, path)
-		s := tr.Stats
-		data, _ := os.ReadFile(path)
-		lines := bytes.Count(data, []byte("\n"))
-		if len(data) > 0 && data[len(data)-1] != '\n' {
-			lines++
-		}
-		if s.Lines != lines {
-			t.Errorf("%s: Lines=%d, the file has %d", path, s.Lines, lines)
-		}
-		if s.ParsedLines+s.IgnoredLines+s.BadLines != s.Lines {
-			t.Errorf("%s: parsed %d + ignored %d + bad %d != lines %d", path, s.ParsedLines, s.IgnoredLines, s.BadLines, s.Lines)
-		}
-		if len(tr.Problems) < s.BadLines {
-			t.Errorf("%s: %d bad lines but only %d problems", path, s.BadLines, len(tr.Problems))
-		}
 	}
 }
 
@@ -216,5 +194,20 @@ func TestClaudeCodeBehaviour(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) { tc.check(t, readOne(t, dir+tc.file)) })
+	}
+}
+
+// TestRenderAttachment checks the text of an injected attachment: its
+// textual fields joined, or else its JSON without the type.
+func TestRenderAttachment(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"type":"hook_success","content":"ok","stdout":["a",{"b":1}]}`, "ok\na\n{\"b\":1}"},
+		{`{"type":"diagnostics","files":[{"uri":"x.go"}],"isNew":true}`, `{"files":[{"uri":"x.go"}],"isNew":true}`},
+		{`{"type":"budget_usd"}`, `{}`},
+	}
+	for _, tt := range tests {
+		if got := renderAttachment(fastjson.MustParse(tt.in)); got != tt.want {
+			t.Errorf("renderAttachment(%s) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }

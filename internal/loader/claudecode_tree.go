@@ -40,7 +40,7 @@ func (f *ccFile) build() {
 	case t.Kind != transcript.KindSession && f.agentID != "":
 		t.ID = "agent-" + f.agentID
 	default:
-		t.ID = stem(f.path)
+		t.ID = stem(t.Path)
 	}
 	if t.Kind != transcript.KindSession {
 		t.ParentID = f.session
@@ -55,12 +55,7 @@ func (f *ccFile) build() {
 			counts[m.Model]++
 		}
 	}
-	for model, n := range counts {
-		if n > counts[t.Model] || (n == counts[t.Model] && model < t.Model) {
-			t.Model = model
-		}
-	}
-	sort.SliceStable(t.Problems, func(i, j int) bool { return t.Problems[i].Line < t.Problems[j].Line })
+	f.finish(counts)
 }
 
 func (nd *node) isConversation() bool {

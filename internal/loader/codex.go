@@ -134,7 +134,7 @@ type codexFile struct {
 
 func (codex) Read(src *Source, emit func(*transcript.Transcript) error) error {
 	c := &codexFile{b: newBuilder(src.Path, CodexFormat)}
-	lineNo, rerr := eachLine(src.R, c.line)
+	lineNo, rerr := eachLine(src, c.line)
 	c.flush()
 	t := c.b.t
 	if rerr != nil {
@@ -157,11 +157,7 @@ func (c *codexFile) line(n int, line []byte, final bool) {
 	}
 	v, err := c.p.ParseBytes(line)
 	if err != nil {
-		if final {
-			b.bad(n, "truncated final line: %s", shortErr(err))
-		} else {
-			b.bad(n, "malformed JSON: %s", shortErr(err))
-		}
+		b.bad(n, "%s", lineError(err, final))
 		return
 	}
 	if v.Type() != fastjson.TypeObject {
@@ -281,7 +277,7 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 		m := transcript.Message{Role: transcript.RoleUser, Blocks: blocks, Timestamp: ts, Line: n}
 		switch role {
 		case "user":
-			m.IsMeta = codexMeta(blocks)
+			m.IsMeta = harnessText(blocks, codexMetaPrefixes)
 		case "developer", "system":
 			m.Role = transcript.RoleSystem
 		default:
@@ -344,32 +340,6 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 		return
 	}
 	b.parsed() // the item kinds read above
-}
-
-// codexMeta reports whether every text of a user message is one Codex wrote.
-func codexMeta(blocks []transcript.Block) bool {
-	texts := 0
-	for i := range blocks {
-		if blocks[i].Kind != transcript.BlockText {
-			continue
-		}
-		s := strings.TrimLeft(blocks[i].Text, " \t\r\n")
-		if s == "" {
-			continue
-		}
-		texts++
-		meta := false
-		for _, p := range codexMetaPrefixes {
-			if strings.HasPrefix(s, p) {
-				meta = true
-				break
-			}
-		}
-		if !meta {
-			return false
-		}
-	}
-	return texts > 0
 }
 
 // codexOutput fills a tool result from a Codex output: a string (plain,

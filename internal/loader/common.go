@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,13 +17,69 @@ import (
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
-// This file holds what the readers of formats other than Claude Code share:
-// a transcript builder that pairs tool calls with their results and fills
-// the file-level stats, and small helpers over fastjson values.
+// This file holds what the readers share: the recorder that accounts for
+// records and problems (every reader), a transcript builder that pairs tool
+// calls with their results and fills the file-level stats (the readers of
+// formats other than Claude Code, which rebuilds a tree instead), line
+// reading, and small helpers over fastjson values.
+
+// recorder accounts for the records of one transcript and reports its
+// problems. Every reader's state embeds one.
+type recorder struct {
+	t *transcript.Transcript
+}
+
+// problem records a problem on the transcript.
+func (r recorder) problem(line int, format string, args ...any) {
+	r.t.Problems = append(r.t.Problems, transcript.Problem{Line: line, Reason: fmt.Sprintf(format, args...)})
+}
+
+// record counts one record met in the input (Stats.Lines). Each record is
+// then exactly one of parsed, ignored (Stats.Ignore) or bad, each counted
+// where the reader decides it.
+func (r recorder) record() { r.t.Stats.Lines++ }
+
+// parsed counts a record read into the transcript (a message, a compaction,
+// the metadata the reader uses).
+func (r recorder) parsed() { r.t.Stats.ParsedLines++ }
+
+// bad records a record that could not be used at all.
+func (r recorder) bad(line int, format string, args ...any) {
+	r.problem(line, format, args...)
+	r.t.Stats.BadLines++
+}
+
+// scanProblems reports the structure scanValues could not split into
+// values: a problem each, and one bad record for each that skipped input.
+func (r recorder) scanProblems(problems []scanProblem) {
+	for _, sp := range problems {
+		if sp.Lost {
+			r.record()
+			r.bad(sp.Line, "%s", sp.Reason)
+		} else {
+			r.problem(sp.Line, "%s", sp.Reason)
+		}
+	}
+}
+
+// finish sets the transcript's model, when the reader found none, to the
+// one counted most often (the lexically first on ties), and sorts the
+// problems by line.
+func (r recorder) finish(models map[string]int) {
+	t := r.t
+	if t.Model == "" {
+		for model, n := range models {
+			if n > models[t.Model] || (n == models[t.Model] && model < t.Model) {
+				t.Model = model
+			}
+		}
+	}
+	sort.SliceStable(t.Problems, func(i, j int) bool { return t.Problems[i].Line < t.Problems[j].Line })
+}
 
 // builder assembles one transcript.
 type builder struct {
-	t *transcript.Transcript
+	recorder
 	// calls maps a tool_use id to its name, over every message added.
 	calls map[string]string
 	// answered holds the tool_use ids that have a result.
@@ -36,31 +93,11 @@ type builder struct {
 
 func newBuilder(path, format string) *builder {
 	return &builder{
-		t:        &transcript.Transcript{Path: path, Format: format, Kind: transcript.KindSession},
+		recorder: recorder{t: &transcript.Transcript{Path: path, Format: format, Kind: transcript.KindSession}},
 		calls:    map[string]string{},
 		answered: map[string]bool{},
 		errs:     map[string]bool{},
 	}
-}
-
-// problem records a problem on the transcript.
-func (b *builder) problem(line int, format string, args ...any) {
-	b.t.Problems = append(b.t.Problems, transcript.Problem{Line: line, Reason: fmt.Sprintf(format, args...)})
-}
-
-// record counts one record met in the input (Stats.Lines). Each record is
-// then exactly one of parsed, ignored (Stats.Ignore) or bad, each counted
-// where the reader decides it.
-func (b *builder) record() { b.t.Stats.Lines++ }
-
-// parsed counts a record read into the transcript (a message, a compaction,
-// the metadata the reader uses).
-func (b *builder) parsed() { b.t.Stats.ParsedLines++ }
-
-// bad records a record that could not be used at all.
-func (b *builder) bad(line int, format string, args ...any) {
-	b.problem(line, format, args...)
-	b.t.Stats.BadLines++
 }
 
 // newID makes up a tool_use id for a call recorded without one. The ids are
@@ -169,17 +206,6 @@ func (b *builder) finish() *transcript.Transcript {
 			all[m.Model]++
 		}
 	}
-	counts := called
-	if len(called) == 0 {
-		counts = all
-	}
-	if t.Model == "" {
-		for model, n := range counts {
-			if n > counts[t.Model] || (n == counts[t.Model] && model < t.Model) {
-				t.Model = model
-			}
-		}
-	}
 	for i := range t.Compactions {
 		if t.Compactions[i].Kind == transcript.CompactMicro {
 			t.Stats.MicrocompactBoundaries++
@@ -187,7 +213,10 @@ func (b *builder) finish() *transcript.Transcript {
 			t.Stats.CompactBoundaries++
 		}
 	}
-	sort.SliceStable(t.Problems, func(i, j int) bool { return t.Problems[i].Line < t.Problems[j].Line })
+	if len(called) == 0 {
+		called = all
+	}
+	b.recorder.finish(called)
 	return t
 }
 
@@ -234,6 +263,46 @@ func jsonText(s string) string {
 	}
 	q, _ := json.Marshal(s)
 	return string(q)
+}
+
+// harnessText reports whether a user message's text is the harness's own:
+// it has a text block that is not blank, and every such block starts (after
+// leading blank lines) with one of prefixes.
+func harnessText(blocks []transcript.Block, prefixes []string) bool {
+	texts := 0
+	for i := range blocks {
+		if blocks[i].Kind != transcript.BlockText || strings.TrimSpace(blocks[i].Text) == "" {
+			continue
+		}
+		texts++
+		s := strings.TrimLeft(blocks[i].Text, " \t\r\n")
+		if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(s, p) }) {
+			return false
+		}
+	}
+	return texts > 0
+}
+
+// withoutKey renders an object as JSON without one of its keys.
+func withoutKey(v *fastjson.Value, key string) string {
+	o, err := v.Object()
+	if err != nil {
+		return string(v.MarshalTo(nil))
+	}
+	buf := []byte{'{'}
+	o.Visit(func(k []byte, x *fastjson.Value) {
+		if string(k) == key {
+			return
+		}
+		if len(buf) > 1 {
+			buf = append(buf, ',')
+		}
+		q, _ := json.Marshal(string(k))
+		buf = append(buf, q...)
+		buf = append(buf, ':')
+		buf = x.MarshalTo(buf)
+	})
+	return string(append(buf, '}'))
 }
 
 // textOf renders a content value as plain text: a string as is; an array
@@ -383,14 +452,15 @@ func parseOne(p *fastjson.Parser, b *builder, data []byte, line int, what string
 	return v
 }
 
-// eachLine calls fn with each line of r (without its "\n" or "\r\n"), its
-// 1-based number, and whether it is the last line with no newline after it.
-// Lines may be of any length. A read error after some data is returned after
-// the complete lines were handed out.
-func eachLine(r io.Reader, fn func(n int, line []byte, final bool)) (int, error) {
-	br, ok := r.(*bufio.Reader)
+// eachLine calls fn with each line of src (without its "\n" or "\r\n"),
+// its 1-based number, and whether it is the last line with no newline after
+// it. Lines may be of any length. A read error after some data (a truncated
+// .gz or .zst) is returned after the lines read were handed out, the last
+// of them as final.
+func eachLine(src *Source, fn func(n int, line []byte, final bool)) (int, error) {
+	br, ok := src.R.(*bufio.Reader)
 	if !ok {
-		br = bufio.NewReaderSize(r, 64<<10)
+		br = bufio.NewReaderSize(src.R, 64<<10)
 	}
 	var long []byte
 	n := 0
@@ -420,7 +490,7 @@ func eachLine(r io.Reader, fn func(n int, line []byte, final bool)) (int, error)
 			if errors.Is(err, io.EOF) {
 				return n, nil
 			}
-			return n, fmt.Errorf("reading: %w", err)
+			return n, src.readError(err)
 		}
 	}
 }

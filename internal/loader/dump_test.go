@@ -142,3 +142,14 @@ func readOne(t *testing.T, path string) *transcript.Transcript {
 	}
 	return got[0]
 }
+
+// readAs reads a file that holds exactly one transcript, which detection
+// must give to the reader of format.
+func readAs(t *testing.T, path, format string) *transcript.Transcript {
+	t.Helper()
+	tr := readOne(t, path)
+	if tr.Format != format {
+		t.Fatalf("%s read as %s, want %s", path, tr.Format, format)
+	}
+	return tr
+}

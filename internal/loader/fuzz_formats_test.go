@@ -14,8 +14,8 @@ import (
 // no error and no panic, at least one transcript (the file is accounted
 // for), ids present and distinct, every record parsed, ignored or bad
 // (checkAccounting), compaction positions within the messages, and the
-// same output on a second read.
-func fuzzRead(t *testing.T, name string, data []byte) {
+// same output on a second read. It returns the transcripts.
+func fuzzRead(t *testing.T, name string, data []byte) []*transcript.Transcript {
 	f, err := Lookup(name)
 	if err != nil {
 		t.Fatal(err)
@@ -72,12 +72,17 @@ func fuzzRead(t *testing.T, name string, data []byte) {
 			t.Fatalf("reading twice differs:\n%s\n%s", a, b)
 		}
 	}
+	return first
 }
 
-// addFixtures seeds a fuzz target with the fixtures of one folder.
+// addFixtures seeds a fuzz target with the files of one testdata folder
+// (not its subfolders), and extra inputs.
 func addFixtures(f *testing.F, dir string, extra ...string) {
 	paths, _ := filepath.Glob(filepath.Join("testdata", dir, "*"))
 	for _, p := range paths {
+		if info, err := os.Stat(p); err == nil && info.IsDir() {
+			continue
+		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -87,6 +92,35 @@ func addFixtures(f *testing.F, dir string, extra ...string) {
 	for _, s := range extra {
 		f.Add([]byte(s))
 	}
+}
+
+// FuzzClaudeCode also checks that every line is a record, that no message
+// is empty, and that the turns partition the messages.
+func FuzzClaudeCode(f *testing.F) {
+	addFixtures(f, "claudecode",
+		"{\"type\":\"user\",\"uuid\":\"a\",\"parentUuid\":\"a\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"content\":[1,{}]}]}}\n",
+		"\n\n\r\n{}\n[]\nnull\n\"x\"\n{\"type\":null}")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr := fuzzRead(t, ClaudeCodeFormat, data)[0]
+		if tr.Stats.Lines != textLines(data) {
+			t.Fatalf("%d records, the input has %d lines", tr.Stats.Lines, textLines(data))
+		}
+		for i, m := range tr.Messages {
+			if len(m.Blocks) == 0 {
+				t.Fatalf("message %d has no blocks", i)
+			}
+		}
+		next := 0
+		for _, turn := range transcript.GroupTurns(tr.Messages) {
+			if turn.Start != next || turn.End <= turn.Start {
+				t.Fatalf("turns do not partition the messages: %+v", turn)
+			}
+			next = turn.End
+		}
+		if next != len(tr.Messages) {
+			t.Fatalf("turns cover %d of %d messages", next, len(tr.Messages))
+		}
+	})
 }
 
 func FuzzClaudeAI(f *testing.F) {

@@ -14,8 +14,6 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/compactbench/compactbench/internal/transcript"
 )
 
 func compress(t *testing.T, kind string, data []byte) []byte {
@@ -206,47 +204,4 @@ func TestOrdered(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Errorf("emit error = %v", err)
 	}
-}
-
-// FuzzClaudeCode feeds arbitrary bytes to the reader: it must not panic and
-// must account for every line.
-func FuzzClaudeCode(f *testing.F) {
-	files, _ := filepath.Glob("testdata/claudecode/*.jsonl")
-	for _, p := range files {
-		data, _ := os.ReadFile(p)
-		f.Add(data)
-	}
-	f.Add([]byte("{\"type\":\"user\",\"uuid\":\"a\",\"parentUuid\":\"a\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"content\":[1,{}]}]}}\n"))
-	f.Add([]byte("\n\n\r\n{}\n[]\nnull\n\"x\"\n{\"type\":null}"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		tr := readClaudeCode("fuzz.jsonl", data)
-		s := tr.Stats
-		lines := bytes.Count(data, []byte("\n"))
-		if len(data) > 0 && data[len(data)-1] != '\n' {
-			lines++
-		}
-		if s.Lines != lines || s.ParsedLines+s.IgnoredLines+s.BadLines != s.Lines {
-			t.Fatalf("lines %d (file %d): parsed %d + ignored %d + bad %d", s.Lines, lines, s.ParsedLines, s.IgnoredLines, s.BadLines)
-		}
-		for _, c := range tr.Compactions {
-			if c.MessageIndex < 0 || c.MessageIndex > len(tr.Messages) {
-				t.Fatalf("compaction at %d of %d messages", c.MessageIndex, len(tr.Messages))
-			}
-		}
-		for i, m := range tr.Messages {
-			if len(m.Blocks) == 0 {
-				t.Fatalf("message %d has no blocks", i)
-			}
-		}
-		next := 0
-		for _, turn := range transcript.GroupTurns(tr.Messages) {
-			if turn.Start != next || turn.End <= turn.Start {
-				t.Fatalf("turns do not partition the messages: %+v", turn)
-			}
-			next = turn.End
-		}
-		if next != len(tr.Messages) {
-			t.Fatalf("turns cover %d of %d messages", next, len(tr.Messages))
-		}
-	})
 }

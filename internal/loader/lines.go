@@ -33,12 +33,16 @@ func (x *lineIndex) at(off int) int {
 	return x.line
 }
 
-// elementLines returns the line of the first byte of each element of an
-// array in data, a value whose first byte is on line first: data itself
-// when key is "", else the first member of data named key (the one fastjson's
-// Get returns). It returns nil when data does not split that way; callers
-// then fall back to the line of data.
-func elementLines(data []byte, first int, key string) []int {
+// elementLines returns the line of the first byte of each of the n
+// elements of an array in data, a value whose first byte is on line first:
+// data itself when key is "", else the first member of data named key (the
+// one fastjson's Get returns). It returns nil when data is a single line,
+// or does not split that way, or the array does not hold n elements;
+// callers then fall back to the line of data (lineOf).
+func elementLines(data []byte, first int, key string, n int) []int {
+	if bytes.IndexByte(data, '\n') < 0 {
+		return nil // every element is on line first
+	}
 	arr, base := data, 0
 	if key != "" {
 		fields, err := splitObject(data)
@@ -57,8 +61,8 @@ func elementLines(data []byte, first int, key string) []int {
 		}
 	}
 	x := newLineIndex(data, first)
-	var lines []int
-	if err := splitArray(arr, func(_, off int, _ []byte) { lines = append(lines, x.at(base+off)) }); err != nil {
+	lines := make([]int, 0, n)
+	if err := splitArray(arr, func(_, off int, _ []byte) { lines = append(lines, x.at(base+off)) }); err != nil || len(lines) != n {
 		return nil
 	}
 	return lines

@@ -112,12 +112,18 @@ func openSource(path string, f *os.File) (*Source, func(), error) {
 func ReadAll(src *Source) ([]byte, error) {
 	data, err := io.ReadAll(src.R)
 	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return data, fmt.Errorf("truncated %s stream: %w", src.Compressed, err)
-		}
-		return data, fmt.Errorf("reading: %w", err)
+		return data, src.readError(err)
 	}
 	return data, nil
+}
+
+// readError describes an error met while reading the source: a compressed
+// stream cut short (a truncated .gz or .zst), or another read failure.
+func (s *Source) readError(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("truncated %s stream: %w", s.Compressed, err)
+	}
+	return fmt.Errorf("reading: %w", err)
 }
 
 // stem is a file's base name without its compression and format extensions.

@@ -85,9 +85,10 @@ func (openAIChat) Read(src *Source, emit func(*transcript.Transcript) error) err
 	if !ok {
 		br = bufio.NewReaderSize(src.R, sniffSize)
 	}
+	src.R = br
 	head, _ := br.Peek(sniffSize)
 	if jsonLines(head) {
-		n, rerr := eachLine(br, func(n int, line []byte, final bool) {
+		n, rerr := eachLine(src, func(n int, line []byte, final bool) {
 			if r.err != nil {
 				return
 			}
@@ -158,14 +159,7 @@ func (r *chatReader) value(v *jsonValue, final bool) {
 	}
 	if err != nil {
 		v.Data = nil
-		b := newBuilder(r.path, OpenAIChatFormat)
-		b.record()
-		if final {
-			b.bad(v.Line, "%s: truncated final line: %s", where, shortErr(err))
-		} else {
-			b.bad(v.Line, "%s: malformed JSON: %s", where, shortErr(err))
-		}
-		r.send(b, r.rowID(nil, v.Index))
+		r.badRow(nil, v, "%s: %s", where, lineError(err, final))
 		return
 	}
 	data := v.Data
@@ -193,25 +187,14 @@ func (r *chatReader) value(v *jsonValue, final bool) {
 			}
 		}
 		if list == nil {
-			b := newBuilder(r.path, OpenAIChatFormat)
-			b.record()
-			b.bad(v.Line, `%s has no "messages" list`, where)
-			r.send(b, r.rowID(doc, v.Index))
+			r.badRow(doc, v, `%s has no "messages" list`, where)
 			return
 		}
 	default:
-		b := newBuilder(r.path, OpenAIChatFormat)
-		b.record()
-		b.bad(v.Line, "%s is a JSON %s, want an object or a message list", where, doc.Type())
-		r.send(b, r.rowID(nil, v.Index))
+		r.badRow(doc, v, "%s is a JSON %s, want an object or a message list", where, doc.Type())
 		return
 	}
-	var lines []int // each message's line, when the row spans several
-	if v.EndLine > v.Line {
-		if lines = elementLines(data, v.Line, listKey); len(lines) != len(list) {
-			lines = nil
-		}
-	}
+	lines := elementLines(data, v.Line, listKey, len(list)) // each message's line
 	c := newChatConv(newBuilder(r.path, OpenAIChatFormat), fenced)
 	if doc.Type() == fastjson.TypeObject {
 		c.b.t.Model = firstStr(doc, "model", "model_name")
@@ -220,14 +203,19 @@ func (r *chatReader) value(v *jsonValue, final bool) {
 		c.b.record()
 		c.message(m, lineOf(lines, i, v.Line), fmt.Sprintf("%s, message %d", where, i))
 	}
-	if doc.Type() == fastjson.TypeObject {
-		r.send(c.b, r.rowID(doc, v.Index))
-	} else {
-		r.send(c.b, r.rowID(nil, v.Index))
-	}
+	r.send(c.b, r.rowID(doc, v.Index))
 }
 
-// rowID names the transcript of a row.
+// badRow emits a row that is not a message list: a transcript of one bad
+// record.
+func (r *chatReader) badRow(doc *fastjson.Value, v *jsonValue, format string, args ...any) {
+	b := newBuilder(r.path, OpenAIChatFormat)
+	b.record()
+	b.bad(v.Line, format, args...)
+	r.send(b, r.rowID(doc, v.Index))
+}
+
+// rowID names the transcript of a row (doc, when it is an object).
 func (r *chatReader) rowID(doc *fastjson.Value, index int) string {
 	if doc != nil && doc.Type() == fastjson.TypeObject {
 		for _, k := range []string{"id", "instance_id", "traj_id", "conversation_id", "session_id", "uuid"} {

@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -83,12 +82,7 @@ func (openHands) Read(src *Source, emit func(*transcript.Transcript) error) erro
 			for _, k := range ohEventKeys {
 				if list := e.Get(k); list != nil && list.Type() == fastjson.TypeArray {
 					events := list.GetArray()
-					var lines []int
-					if v.EndLine > v.Line {
-						if lines = elementLines(v.Data, v.Line, k); len(lines) != len(events) {
-							lines = nil
-						}
-					}
+					lines := elementLines(v.Data, v.Line, k, len(events))
 					for i, ev := range events {
 						c.b.record()
 						c.event(ev, lineOf(lines, i, v.Line), fmt.Sprintf("%s[%d]", k, i))
@@ -104,14 +98,7 @@ func (openHands) Read(src *Source, emit func(*transcript.Transcript) error) erro
 	if err != nil {
 		return err
 	}
-	for _, sp := range problems {
-		if sp.Lost {
-			c.b.record() // the skipped input is one bad record
-			c.b.bad(sp.Line, "%s", sp.Reason)
-		} else {
-			c.b.problem(sp.Line, "%s", sp.Reason)
-		}
-	}
+	c.b.scanProblems(problems)
 	return emit(c.b.finish())
 }
 
@@ -217,24 +204,12 @@ func (c *ohConv) action(e *fastjson.Value, act string, line int, where string) {
 	if id := e.Get("id"); id != nil {
 		c.tools[id.GetInt64()] = call.ToolID
 	}
-	respID := str(resp, "id")
 	b.parsed()
-	if i, ok := c.responses[respID]; ok && respID != "" {
-		b.addBlock(i, call)
-		return
-	}
-	m := transcript.Message{Role: transcript.RoleAssistant, Timestamp: ts, Line: line, Model: str(resp, "model")}
 	text := str(respMsg, "content")
 	if text == "" {
 		text = str(args, "thought")
 	}
-	m.Blocks = append(textBlocks(text, 0, 0), call)
-	m.Usage, _ = usageOf(resp.Get("usage"))
-	if respID != "" {
-		m.ID = respID
-		c.responses[respID] = len(b.t.Messages)
-	}
-	b.add(m)
+	c.respond(resp, ts, line, textBlocks(text, 0, 0), call)
 }
 
 // assistantText adds assistant text, merged into its model response's
@@ -246,7 +221,14 @@ func (c *ohConv) assistantText(e *fastjson.Value, blocks []transcript.Block, ts 
 		return
 	}
 	b.parsed()
-	resp := e.Get("tool_call_metadata", "model_response")
+	c.respond(e.Get("tool_call_metadata", "model_response"), ts, line, nil, blocks...)
+}
+
+// respond adds blocks to the assistant message of the model response resp:
+// the message an earlier event of the same response made, or else a new one
+// that opens with lead and carries the response's model and usage.
+func (c *ohConv) respond(resp *fastjson.Value, ts string, line int, lead []transcript.Block, blocks ...transcript.Block) {
+	b := c.b
 	respID := str(resp, "id")
 	if i, ok := c.responses[respID]; ok && respID != "" {
 		for _, bl := range blocks {
@@ -254,7 +236,7 @@ func (c *ohConv) assistantText(e *fastjson.Value, blocks []transcript.Block, ts 
 		}
 		return
 	}
-	m := transcript.Message{Role: transcript.RoleAssistant, Blocks: blocks, Timestamp: ts, Line: line, Model: str(resp, "model")}
+	m := transcript.Message{Role: transcript.RoleAssistant, Blocks: append(lead, blocks...), Timestamp: ts, Line: line, Model: str(resp, "model")}
 	m.Usage, _ = usageOf(resp.Get("usage"))
 	if respID != "" {
 		m.ID = respID
@@ -299,28 +281,6 @@ func (c *ohConv) observation(e *fastjson.Value, line int) {
 	}
 	b.add(transcript.Message{Role: transcript.RoleTool, Blocks: []transcript.Block{res}, Timestamp: str(e, "timestamp"), Line: line})
 	b.parsed()
-}
-
-// withoutKey renders an object as JSON without one of its keys.
-func withoutKey(v *fastjson.Value, key string) string {
-	o, err := v.Object()
-	if err != nil {
-		return string(v.MarshalTo(nil))
-	}
-	buf := []byte{'{'}
-	o.Visit(func(k []byte, x *fastjson.Value) {
-		if string(k) == key {
-			return
-		}
-		if len(buf) > 1 {
-			buf = append(buf, ',')
-		}
-		q, _ := json.Marshal(string(k))
-		buf = append(buf, q...)
-		buf = append(buf, ':')
-		buf = x.MarshalTo(buf)
-	})
-	return string(append(buf, '}'))
 }
 
 // recallText renders what a recall observation adds to the prompt: the

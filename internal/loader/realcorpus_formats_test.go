@@ -144,11 +144,7 @@ var readItems = map[string]bool{
 func TestRealCorpusCodex(t *testing.T) {
 	dir := testutil.RealCorpus(t, "codex")
 	for _, path := range corpusFiles(t, dir, ".jsonl") {
-		ts := readPath(t, path, "")
-		if len(ts) != 1 || ts[0].Format != CodexFormat {
-			t.Fatalf("%s: %d transcripts, format %s", path, len(ts), ts[0].Format)
-		}
-		tr := ts[0]
+		tr := readAs(t, path, CodexFormat)
 		requireNoProblems(t, tr)
 
 		f, err := os.Open(path)
@@ -333,11 +329,7 @@ func readJSON(t *testing.T, path string, v any) {
 func TestRealCorpusSWEAgent(t *testing.T) {
 	dir := testutil.RealCorpus(t, "swe-agent")
 	for _, path := range corpusFiles(t, dir, ".traj") {
-		ts := readPath(t, path, "")
-		if len(ts) != 1 || ts[0].Format != SWEAgentFormat {
-			t.Fatalf("%s: %d transcripts, format %s", path, len(ts), ts[0].Format)
-		}
-		tr := ts[0]
+		tr := readAs(t, path, SWEAgentFormat)
 		requireNoProblems(t, tr)
 		var doc obj
 		readJSON(t, path, &doc)
@@ -421,11 +413,7 @@ func TestRealCorpusOpenHands(t *testing.T) {
 	notCalls := map[string]bool{"message": true, "system": true, "finish": true, "condensation": true,
 		"change_agent_state": true, "null": true, "recall": true, "": true}
 	for _, path := range corpusFiles(t, dir, ".json") {
-		ts := readPath(t, path, "")
-		if len(ts) != 1 || ts[0].Format != OpenHandsFormat {
-			t.Fatalf("%s: %d transcripts, format %s", path, len(ts), ts[0].Format)
-		}
-		tr := ts[0]
+		tr := readAs(t, path, OpenHandsFormat)
 		requireNoProblems(t, tr)
 		var events []obj
 		readJSON(t, path, &events)
@@ -592,11 +580,7 @@ func TestRealCorpusClaudeAISynthetic(t *testing.T) {
 	known := map[string]bool{"text": true, "thinking": true, "redacted_thinking": true, "tool_use": true, "server_tool_use": true,
 		"tool_result": true, "web_search_tool_result": true, "web_fetch_tool_result": true, "image": true, "token_budget": true, "flag": true}
 	for _, path := range corpusFiles(t, dir, ".json") {
-		ts := readPath(t, path, "")
-		if len(ts) != 1 || ts[0].Format != ClaudeAIFormat {
-			t.Fatalf("%s: %d transcripts, format %s", path, len(ts), ts[0].Format)
-		}
-		tr := ts[0]
+		tr := readAs(t, path, ClaudeAIFormat)
 		var conv obj
 		readJSON(t, path, &conv)
 		msgs := getA(conv, "chat_messages")

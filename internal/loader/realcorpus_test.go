@@ -174,16 +174,14 @@ func TestRealCorpusClaudeCode(t *testing.T) {
 		n++
 		path := filepath.Join(root, rel)
 		t.Run(rel, func(t *testing.T) {
-			tr := readOne(t, path)
+			tr := readAs(t, path, ClaudeCodeFormat)
 			s := tr.Stats
-			if tr.Format != ClaudeCodeFormat {
-				t.Fatalf("read as %q", tr.Format)
-			}
 			ind := countIndependently(t, path)
-			checks := []struct {
+			type check struct {
 				name      string
 				got, want int64
-			}{
+			}
+			checks := []check{
 				{"lines", int64(s.Lines), int64(ind.lines)},
 				{"lines (manifest)", int64(s.Lines), int64(row.lines)},
 				{"bad_lines", int64(s.BadLines), int64(ind.bad)},
@@ -195,23 +193,17 @@ func TestRealCorpusClaudeCode(t *testing.T) {
 				{"compact_boundaries", int64(s.CompactBoundaries), int64(ind.compacts)},
 				{"peak_context_real", s.PeakContextReal, ind.peak},
 			}
-			if m, ok := noteInt(row.notes, "MALFORMED lines"); ok {
-				checks = append(checks, struct {
-					name      string
-					got, want int64
-				}{"bad_lines (manifest)", int64(s.BadLines), int64(m)})
-			}
-			if m, ok := noteInt(row.notes, "tool errors"); ok {
-				checks = append(checks, struct {
-					name      string
-					got, want int64
-				}{"tool_errors (manifest)", int64(s.ToolErrors), int64(m)})
-			}
-			if m, ok := noteInt(row.notes, "has compact_boundary"); ok {
-				checks = append(checks, struct {
-					name      string
-					got, want int64
-				}{"compact_boundaries (manifest)", int64(s.CompactBoundaries), int64(m)})
+			for _, n := range []struct {
+				note, name string
+				got        int
+			}{
+				{"MALFORMED lines", "bad_lines", s.BadLines},
+				{"tool errors", "tool_errors", s.ToolErrors},
+				{"has compact_boundary", "compact_boundaries", s.CompactBoundaries},
+			} {
+				if m, ok := noteInt(row.notes, n.note); ok {
+					checks = append(checks, check{n.name + " (manifest)", int64(n.got), int64(m)})
+				}
 			}
 			for _, c := range checks {
 				if c.got != c.want {

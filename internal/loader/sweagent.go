@@ -94,10 +94,7 @@ func readSWEAgent(b *builder, doc *fastjson.Value, data []byte) {
 			b.bad(0, `neither "history" nor "trajectory" holds any entry`)
 			return
 		}
-		lines := elementLines(data, 1, "trajectory")
-		if len(lines) != len(steps) {
-			lines = nil
-		}
+		lines := elementLines(data, 1, "trajectory", len(steps))
 		for i, st := range steps {
 			b.record()
 			line := lineOf(lines, i, 1)
@@ -128,10 +125,7 @@ func readSWEAgent(b *builder, doc *fastjson.Value, data []byte) {
 		}
 		return
 	}
-	lines := elementLines(data, 1, "history")
-	if len(lines) != len(history) {
-		lines = nil
-	}
+	lines := elementLines(data, 1, "history", len(history))
 	awaitObs := false
 	for i, h := range history {
 		b.record()
