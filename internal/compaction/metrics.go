@@ -69,31 +69,6 @@ func ratio(num, den int) *float64 {
 	return &v
 }
 
-// pairing returns the tool ids of results whose call is not earlier in the
-// context (orphans) and of calls whose result is not later (dangling).
-func pairing(items []Item) (orphans, dangling map[string]bool) {
-	orphans, dangling = map[string]bool{}, map[string]bool{}
-	open := map[string]bool{}
-	for i := range items {
-		for _, b := range items[i].Msg.Blocks {
-			switch b.Kind {
-			case transcript.BlockToolUse:
-				open[b.ToolID] = true
-			case transcript.BlockToolResult:
-				if open[b.ToolID] {
-					delete(open, b.ToolID)
-				} else {
-					orphans[b.ToolID] = true
-				}
-			}
-		}
-	}
-	for id := range open {
-		dangling[id] = true
-	}
-	return orphans, dangling
-}
-
 // measureScratch is measure's reusable state: stamped slices instead of
 // maps, reset by bumping the stamp.
 type measureScratch struct {

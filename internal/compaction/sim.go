@@ -121,12 +121,12 @@ func NewShared(t *transcript.Transcript) *Shared {
 		sh.prompts[i] = t.Messages[i].IsPrompt()
 	}
 	sh.partners = toolPartners(t.Messages)
-	orph, dang := pairing(originals(t.Messages))
-	for id := range orph {
-		sh.Lost[id] = true
-	}
-	for id := range dang {
-		sh.Lost[id] = true
+	for _, tps := range sh.partners {
+		for _, tp := range tps {
+			if tp.partner < 0 { // a result without its call, a call without its result
+				sh.Lost[tp.id] = true
+			}
+		}
 	}
 	return sh
 }
@@ -137,14 +137,6 @@ func (sh *Shared) Facts() *FactIndex {
 		sh.facts = IndexFacts(sh.T)
 	}
 	return sh.facts
-}
-
-func originals(msgs []transcript.Message) []Item {
-	items := make([]Item, len(msgs))
-	for i := range msgs {
-		items[i] = Item{Msg: &msgs[i], Orig: i}
-	}
-	return items
 }
 
 // Tokens is the context's size by the metric ruler (overhead excluded).
