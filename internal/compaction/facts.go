@@ -578,12 +578,3 @@ func clip(s string, n int) string {
 	}
 	return s[:n]
 }
-
-// FactsByKind counts facts per kind.
-func FactsByKind(facts []Fact) [numFactKinds]int {
-	var n [numFactKinds]int
-	for _, f := range facts {
-		n[f.Kind]++
-	}
-	return n
-}

@@ -33,9 +33,6 @@ type Item struct {
 	id int
 }
 
-// Verbatim reports whether the item is a recorded message left as it was.
-func (it *Item) Verbatim() bool { return it.Orig >= 0 && !it.Modified }
-
 // Sim is the state of one strategy's replay over one transcript, as the
 // strategy sees it when its trigger is asked and when it compacts.
 type Sim struct {
@@ -201,25 +198,6 @@ func (s *Sim) Synthetic(role transcript.Role, text string) Item {
 
 // Original returns recorded message i as a context item.
 func (s *Sim) Original(i int) Item { return Item{Msg: &s.T.Messages[i], Orig: i} }
-
-// ContextTurns returns the turns of the recording whose messages the
-// context holds verbatim, in order (a turn counts when its prompt, or its
-// first message, is in the context).
-func (s *Sim) ContextTurns() []int {
-	var out []int
-	last := -1
-	for i := range s.Ctx {
-		it := &s.Ctx[i]
-		if it.Orig < 0 {
-			continue
-		}
-		if t := s.TurnOf[it.Orig]; t != last {
-			out = append(out, t)
-			last = t
-		}
-	}
-	return out
-}
 
 // append adds recorded messages [s.Cursor, to) to the context.
 func (s *Sim) append(to int) {
