@@ -76,6 +76,13 @@ type Sim struct {
 	total      int
 	stable     int // leading items unchanged since the previous call
 	nextID     int
+	// spare holds the context's previous arrays, which replace fills with
+	// the next context (the previous context, measure's before, is read
+	// until then).
+	spare struct {
+		ctx        []Item
+		tok, think []int
+	}
 }
 
 // Shared holds what every strategy's replay of one transcript reads: the
@@ -168,6 +175,7 @@ func (s *Sim) CacheRead() int {
 type auxTotal struct {
 	r     Ruler
 	tok   []int
+	spare []int // the previous tok, reused by replace
 	total int
 }
 
@@ -273,23 +281,23 @@ func (s *Sim) thinking(m *transcript.Message) int {
 // position keep their counts.
 func (s *Sim) replace(ctx []Item) {
 	old, oldTok, oldThink := s.Ctx, s.tok, s.think
-	oldAux := make([][]int, len(s.aux))
-	for j, a := range s.aux {
-		oldAux[j], a.tok, a.total = a.tok, make([]int, 0, len(ctx)), 0
+	for _, a := range s.aux {
+		a.tok, a.spare, a.total = a.spare[:0], a.tok, 0
 	}
 	stable := s.stable
-	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = make([]Item, 0, len(ctx)), make([]int, 0, len(ctx)), make([]int, 0, len(ctx)), 0, -1
+	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = s.spare.ctx[:0], s.spare.tok[:0], s.spare.think[:0], 0, -1
 	for i, it := range ctx {
 		if i < len(old) && sameItem(&old[i], &it) {
 			s.pushCounted(it, oldTok[i], oldThink[i])
-			for j, a := range s.aux { // pushCounted recounted; the old count is the same
-				a.total += oldAux[j][i] - a.tok[len(a.tok)-1]
-				a.tok[len(a.tok)-1] = oldAux[j][i]
+			for _, a := range s.aux { // pushCounted recounted; the old count is the same
+				a.total += a.spare[i] - a.tok[len(a.tok)-1]
+				a.tok[len(a.tok)-1] = a.spare[i]
 			}
 		} else {
 			s.push(it)
 		}
 	}
+	s.spare.ctx, s.spare.tok, s.spare.think = old, oldTok, oldThink
 	same := 0
 	for same < len(old) && same < len(ctx) && same < stable && sameItem(&old[same], &ctx[same]) {
 		same++
