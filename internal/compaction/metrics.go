@@ -388,13 +388,12 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 
 	// The last user intent: the latest prompt before the compaction point.
 	for p := s.Cursor - 1; p >= 0; p-- {
-		m := &s.T.Messages[p]
-		if !m.IsPrompt() {
+		if !s.prompts[p] {
 			continue
 		}
 		kept := verbatim(p)
 		if !kept {
-			if key := intentKey(m.Text()); key != "" {
+			if key := intentKey(s.T.Messages[p].Text()); key != "" {
 				kept = strings.Contains(collapseSpace(text), key)
 			}
 		}
