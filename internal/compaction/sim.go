@@ -174,8 +174,6 @@ func (s *Sim) CacheRead() int {
 // auxTotal is a running count of the context by another ruler.
 type auxTotal struct {
 	r     Ruler
-	tok   []int
-	spare []int // the previous tok, reused by replace
 	total int
 }
 
@@ -188,10 +186,9 @@ func (s *Sim) Count(r Ruler) int {
 			return a.total
 		}
 	}
-	a := &auxTotal{r: r, tok: make([]int, len(s.Ctx))}
+	a := &auxTotal{r: r}
 	for i := range s.Ctx {
-		a.tok[i] = r.Message(s.Ctx[i].Msg)
-		a.total += a.tok[i]
+		a.total += r.Message(s.Ctx[i].Msg)
 	}
 	s.aux = append(s.aux, a)
 	return a.total
@@ -234,9 +231,7 @@ func (s *Sim) pushCounted(it Item, n, th int) {
 	s.think = append(s.think, th)
 	s.total += n
 	for _, a := range s.aux {
-		k := a.r.Message(it.Msg)
-		a.tok = append(a.tok, k)
-		a.total += k
+		a.total += a.r.Message(it.Msg)
 	}
 }
 
@@ -258,7 +253,7 @@ func (s *Sim) setStrip(strip bool) {
 	s.strip = strip
 	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = nil, nil, nil, 0, -1
 	for _, a := range s.aux {
-		a.tok, a.total = a.tok[:0], 0
+		a.total = 0
 	}
 	for i, it := range ctx {
 		s.pushCounted(it, tok[i], think[i])
@@ -282,17 +277,13 @@ func (s *Sim) thinking(m *transcript.Message) int {
 func (s *Sim) replace(ctx []Item) {
 	old, oldTok, oldThink := s.Ctx, s.tok, s.think
 	for _, a := range s.aux {
-		a.tok, a.spare, a.total = a.spare[:0], a.tok, 0
+		a.total = 0 // pushCounted counts every item again (cached per block)
 	}
 	stable := s.stable
 	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = s.spare.ctx[:0], s.spare.tok[:0], s.spare.think[:0], 0, -1
 	for i, it := range ctx {
 		if i < len(old) && sameItem(&old[i], &it) {
 			s.pushCounted(it, oldTok[i], oldThink[i])
-			for _, a := range s.aux { // pushCounted recounted; the old count is the same
-				a.total += a.spare[i] - a.tok[len(a.tok)-1]
-				a.tok[len(a.tok)-1] = a.spare[i]
-			}
 		} else {
 			s.push(it)
 		}
