@@ -2,7 +2,9 @@ package compaction
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 
@@ -101,7 +103,7 @@ func ParseConfig(data []byte, origin string) (*Config, error) {
 func strictDecode(data []byte, v any) error {
 	d := yaml.NewDecoder(bytes.NewReader(data))
 	d.KnownFields(true)
-	if err := d.Decode(v); err != nil && err.Error() != "EOF" {
+	if err := d.Decode(v); err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
 	return nil

@@ -240,3 +240,23 @@ func TestPairsWithRepeatedIDsAndSameMessagePairs(t *testing.T) {
 		t.Errorf("second call dropped: %d orphans, %d dangling, want 1 and 0", o, d)
 	}
 }
+
+// TestRecordingsOwnLossIsNotCounted: a call the recording left unanswered
+// is not held against a context that keeps it, even when a later call
+// reuses its id and gets the result.
+func TestRecordingsOwnLossIsNotCounted(t *testing.T) {
+	b := &builder{}
+	b.user("Go.")
+	b.say("", "Bash:x:ls")                         // 1: never answered
+	b.say("", "Bash:x:ls").result("x", false, "a") // 2 3
+	b.say("done")
+	sim := &Sim{Shared: NewShared(b.transcript()), Metric: ruler(t, "chars4"), lastPrompt: -1}
+	sim.append(len(sim.T.Messages))
+	before := sim.Ctx
+	sim.replace(append([]Item{sim.Synthetic(transcript.RoleUser, "s")}, before[1:]...))
+	var ev Event
+	measure(sim, &ev, before, sim.Tokens(), &Outcome{})
+	if ev.OrphanResults != 0 || ev.DanglingCalls != 0 {
+		t.Errorf("%d orphans, %d dangling: the recording itself lost the first call's result", ev.OrphanResults, ev.DanglingCalls)
+	}
+}

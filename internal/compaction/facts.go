@@ -74,51 +74,90 @@ type Fact struct {
 }
 
 // FactIndex holds the facts of every recorded message and where each occurs.
+// Each distinct fact has an id (its index in facts), so that measuring a
+// compaction dedupes and looks facts up by id, without hashing them; facts
+// only text a strategy wrote has get an id when measured (intern).
 type FactIndex struct {
-	// PerMsg are the distinct facts extracted from each message.
-	PerMsg [][]Fact
-	// occ maps a word fact to its list in lists: the messages it occurs
-	// in, ascending.
-	occ   map[Fact]int32
-	lists [][]int32
+	facts []Fact
+	ids   map[Fact]int32
+	// perMsg are the ids of the distinct facts extracted from each message.
+	perMsg [][]int32
+	// occ lists, per fact id, the messages the fact occurs in, ascending: for
+	// a word fact the messages it was extracted from, for a line fact the
+	// messages that have its line (lines).
+	occ [][]int32
+	// base is, per fact id, the id of the file name that stands for a path
+	// fact (pathBase), or -1.
+	base []int32
 	// lines lists, per trimmed line, the messages that have it.
 	lines map[string][]int32
 }
 
 // IndexFacts extracts and indexes the facts of a transcript.
 func IndexFacts(t *transcript.Transcript) *FactIndex {
-	ix := &FactIndex{PerMsg: make([][]Fact, len(t.Messages)), occ: map[Fact]int32{}, lines: map[string][]int32{}}
+	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), ids: map[Fact]int32{}, lines: map[string][]int32{}}
 	var ex extractor
-	lineSeen := map[Fact]int32{}
 	for i := range t.Messages {
 		mi := int32(i)
-		var per []Fact
+		var per []int32
 		ex.lineFn = func(line string) { ix.lines[line] = appendOnce(ix.lines[line], mi) }
-		// One lookup per occurrence: a word fact is new to this message
-		// when its list does not end with this message yet.
+		// One lookup per occurrence: a fact is new to this message when its
+		// list does not end with this message yet (a line fact's list is
+		// replaced by its line's below).
 		ex.emit = func(f Fact) {
-			if f.Kind.isLine() {
-				if lineSeen[f] != mi+1 {
-					lineSeen[f] = mi + 1
-					per = append(per, f)
-				}
-				return
-			}
-			k, ok := ix.occ[f]
+			id, ok := ix.ids[f]
 			if !ok {
-				k = int32(len(ix.lists))
-				ix.occ[f] = k
-				ix.lists = append(ix.lists, nil)
+				id = int32(len(ix.facts))
+				ix.ids[f] = id
+				ix.facts = append(ix.facts, f)
+				ix.occ = append(ix.occ, nil)
 			}
-			if l := ix.lists[k]; len(l) == 0 || l[len(l)-1] != mi {
-				ix.lists[k] = append(l, mi)
-				per = append(per, f)
+			if l := ix.occ[id]; len(l) == 0 || l[len(l)-1] != mi {
+				ix.occ[id] = append(l, mi)
+				per = append(per, id)
 			}
 		}
 		ex.message(&t.Messages[i])
-		ix.PerMsg[i] = per
+		ix.perMsg[i] = per
+	}
+	n := len(ix.facts)
+	ix.base = make([]int32, n)
+	for id := range n {
+		f := ix.facts[id]
+		if f.Kind.isLine() {
+			ix.occ[id] = ix.lines[f.Text] // a line occurs where any message has it
+		}
+		b := ix.baseOf(f) // may add the file name: ix.base grows
+		ix.base[id] = b
 	}
 	return ix
+}
+
+// intern returns a fact's id, adding the fact when the recording does not
+// have it (a fact of text a strategy wrote, a path's file name).
+func (ix *FactIndex) intern(f Fact) int32 {
+	if id, ok := ix.ids[f]; ok {
+		return id
+	}
+	base := ix.baseOf(f) // the file name first: it may be new too
+	id := int32(len(ix.facts))
+	ix.ids[f] = id
+	ix.facts = append(ix.facts, f)
+	var occ []int32
+	if f.Kind.isLine() {
+		occ = ix.lines[f.Text]
+	}
+	ix.occ = append(ix.occ, occ)
+	ix.base = append(ix.base, base)
+	return id
+}
+
+// baseOf is the id of the file name standing for a path fact, or -1.
+func (ix *FactIndex) baseOf(f Fact) int32 {
+	if b := pathBase(f); b != "" {
+		return ix.intern(Fact{FactPath, b})
+	}
+	return -1
 }
 
 func appendOnce(s []int32, i int32) []int32 {
@@ -128,33 +167,22 @@ func appendOnce(s []int32, i int32) []int32 {
 	return append(s, i)
 }
 
-// occurrences returns the messages where a fact occurs.
-func (ix *FactIndex) occurrences(f Fact) []int32 {
-	if f.Kind.isLine() {
-		return ix.lines[f.Text]
-	}
-	if k, ok := ix.occ[f]; ok {
-		return ix.lists[k]
-	}
-	return nil
-}
-
-// NeededAfter reports whether a fact occurs in a message at index ≥ from.
+// neededAfter reports whether a fact occurs in a message at index ≥ from.
 // Constraints stand: they are needed when any message is left.
-func (ix *FactIndex) NeededAfter(f Fact, from, nmsgs int) bool {
-	if f.Kind == FactConstraint {
+func (ix *FactIndex) neededAfter(id int32, from, nmsgs int) bool {
+	if ix.facts[id].Kind == FactConstraint {
 		return from < nmsgs
 	}
-	occ := ix.occurrences(f)
+	occ := ix.occ[id]
 	return len(occ) > 0 && int(occ[len(occ)-1]) >= from
 }
 
 // heldBy reports whether a recorded message kept verbatim has the fact.
-func (ix *FactIndex) heldBy(f Fact, verbatim func(int) bool) bool {
-	if f.Kind == FactConstraint {
+func (ix *FactIndex) heldBy(id int32, verbatim func(int) bool) bool {
+	if ix.facts[id].Kind == FactConstraint {
 		return false // checked as text
 	}
-	for _, i := range ix.occurrences(f) {
+	for _, i := range ix.occ[id] {
 		if verbatim(int(i)) {
 			return true
 		}
@@ -549,13 +577,4 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-// FactsByKind counts facts per kind.
-func FactsByKind(facts []Fact) [numFactKinds]int {
-	var n [numFactKinds]int
-	for _, f := range facts {
-		n[f.Kind]++
-	}
-	return n
 }

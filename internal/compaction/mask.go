@@ -30,17 +30,16 @@ func init() {
 
 type mask struct{ p MaskParams }
 
-// observations lists the (item, block) positions of unmasked tool outputs.
-func observations(ctx []Item) [][2]int {
-	var out [][2]int
+// observations calls fn with the (item, block) position of every unmasked
+// tool output, oldest first.
+func observations(ctx []Item, fn func(i, j int)) {
 	for i := range ctx {
-		for j, b := range ctx[i].Msg.Blocks {
-			if b.Kind == transcript.BlockToolResult && !isMasked(&ctx[i], j) {
-				out = append(out, [2]int{i, j})
+		for j := range ctx[i].Msg.Blocks {
+			if ctx[i].Msg.Blocks[j].Kind == transcript.BlockToolResult && !isMasked(&ctx[i], j) {
+				fn(i, j)
 			}
 		}
 	}
-	return out
 }
 
 // isMasked reports whether block j of the item was masked already.
@@ -67,13 +66,15 @@ func isPlaceholder(b *transcript.Block) bool {
 // Trigger fires whenever more than Keep observations are unmasked: masking
 // is applied continuously, before every call, as in the paper.
 func (m *mask) Trigger(s *Sim) (bool, int) {
-	n := len(observations(s.Ctx))
+	n := 0
+	observations(s.Ctx, func(int, int) { n++ })
 	return n > m.p.Keep, n
 }
 
 // Compact masks every observation but the newest Keep.
 func (m *mask) Compact(s *Sim) Outcome {
-	obs := observations(s.Ctx)
+	var obs [][2]int
+	observations(s.Ctx, func(i, j int) { obs = append(obs, [2]int{i, j}) })
 	if len(obs) <= m.p.Keep {
 		return Outcome{Skip: true}
 	}

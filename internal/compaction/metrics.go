@@ -69,31 +69,6 @@ func ratio(num, den int) *float64 {
 	return &v
 }
 
-// pairing returns the tool ids of results whose call is not earlier in the
-// context (orphans) and of calls whose result is not later (dangling).
-func pairing(items []Item) (orphans, dangling map[string]bool) {
-	orphans, dangling = map[string]bool{}, map[string]bool{}
-	open := map[string]bool{}
-	for i := range items {
-		for _, b := range items[i].Msg.Blocks {
-			switch b.Kind {
-			case transcript.BlockToolUse:
-				open[b.ToolID] = true
-			case transcript.BlockToolResult:
-				if open[b.ToolID] {
-					delete(open, b.ToolID)
-				} else {
-					orphans[b.ToolID] = true
-				}
-			}
-		}
-	}
-	for id := range open {
-		dangling[id] = true
-	}
-	return orphans, dangling
-}
-
 // measureScratch is measure's reusable state: stamped slices instead of
 // maps, reset by bumping the stamp.
 type measureScratch struct {
@@ -102,6 +77,8 @@ type measureScratch struct {
 	pos                   []int32  // position in the context, where present
 	turnBefore, turnAfter []uint32 // by turn
 	unchanged             []uint32 // by item id (written and modified items)
+	fact, written         []uint32 // by fact id: dropped, held by written text
+	dropped               []int32  // ids of the dropped facts
 	open                  map[string]bool
 }
 
@@ -302,95 +279,94 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	ev.OrphanResults, ev.DanglingCalls = sc.pairs(s.Shared, s.Ctx)
 
 	// The dropped span: recorded messages no longer verbatim, and written
-	// messages that are gone.
+	// messages that are gone. Facts are deduped by id.
+	ix := s.Facts()
 	var ex extractor
-	seen := map[Fact]bool{}
-	var dropped []Fact
-	files := map[string]bool{}
-	sources := 0
-	add := func(fs []Fact) {
-		sources++
-		if sources == 1 {
-			dropped = fs // one message's facts are distinct already
-			return
+	dropped := sc.dropped[:0]
+	drop := func(id int32) {
+		if int(id) >= len(sc.fact) {
+			sc.fact = append(sc.fact, make([]uint32, int(id)+1-len(sc.fact)+64)...)
 		}
-		if sources == 2 {
-			first := dropped
-			dropped = nil
-			for _, f := range first {
-				seen[f] = true
-				dropped = append(dropped, f)
-			}
-		}
-		for _, f := range fs {
-			if !seen[f] {
-				seen[f] = true
-				dropped = append(dropped, f)
-			}
+		if sc.fact[id] != sc.stamp {
+			sc.fact[id] = sc.stamp
+			dropped = append(dropped, id)
 		}
 	}
+	files := map[int32]bool{}
 	for i := range before {
 		it := &before[i]
 		switch {
 		case it.Orig >= 0 && verbatim(it.Orig):
 			continue
 		case it.Orig >= 0 && !it.Modified:
-			add(s.Facts().PerMsg[it.Orig])
+			for _, id := range ix.perMsg[it.Orig] {
+				drop(id)
+			}
 			for _, b := range it.Msg.Blocks {
 				if b.Kind == transcript.BlockToolUse && b.Path != "" && modifiesFiles[b.ToolName] {
-					files[b.Path] = true
+					files[ix.intern(Fact{FactPath, b.Path})] = true
 				}
 			}
 		case it.id > 0 && sc.unchanged[it.id] == sc.stamp:
 			continue // a written or modified message still there as it was
 		default: // a written or modified message that is gone or changed again
-			add(ex.message(it.Msg))
+			for _, f := range ex.message(it.Msg) {
+				drop(ix.intern(f))
+			}
 		}
 	}
+	sc.dropped = dropped
 	// The facts of the text the strategy wrote: word facts (paths,
 	// identifiers, URLs) are looked up; line facts are searched as text.
-	var writtenFacts map[Fact]bool
-	inWritten := func(f Fact) bool {
+	// A written fact the index lacks is no dropped fact.
+	writtenDone := false
+	inWritten := func(id int32) bool {
+		f := ix.facts[id]
 		if f.Kind.isLine() {
 			return strings.Contains(text, f.Text)
 		}
-		if writtenFacts == nil {
-			writtenFacts = map[Fact]bool{}
+		if !writtenDone {
+			writtenDone = true
+			if len(sc.written) < len(ix.facts) {
+				sc.written = make([]uint32, len(ix.facts)+64)
+			}
 			var wx extractor
 			for _, wf := range wx.message(&transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: text}}}) {
-				writtenFacts[wf] = true
+				if wid, ok := ix.ids[wf]; ok {
+					sc.written[wid] = sc.stamp
+				}
 			}
 		}
-		return writtenFacts[f]
+		return int(id) < len(sc.written) && sc.written[id] == sc.stamp
 	}
-	heldFact := func(f Fact) bool {
-		if s.Facts().heldBy(f, verbatim) || inWritten(f) {
+	heldFact := func(id int32) bool {
+		if ix.heldBy(id, verbatim) || inWritten(id) {
 			return true
 		}
-		if base := pathBase(f); base != "" {
-			b := Fact{FactPath, base}
-			return s.Facts().heldBy(b, verbatim) || inWritten(b)
+		if b := ix.base[id]; b >= 0 {
+			return ix.heldBy(b, verbatim) || inWritten(b)
 		}
 		return false
 	}
 	var need, kept [numFactKinds]int
 	errTotal, errKept := 0, 0
-	for _, f := range dropped {
+	for _, id := range dropped {
+		k := ix.facts[id].Kind
 		held := -1
-		if f.Kind == FactError {
+		if k == FactError {
 			errTotal++
-			if held = b2i(heldFact(f)); held == 1 {
+			if held = b2i(heldFact(id)); held == 1 {
 				errKept++
 			}
 		}
-		if !s.Facts().NeededAfter(f, s.Cursor, n) {
+		if !ix.neededAfter(id, s.Cursor, n) {
 			continue
 		}
-		need[f.Kind]++
+		need[k]++
 		if held < 0 {
-			held = b2i(heldFact(f))
+			held = b2i(heldFact(id))
 		}
-		kept[f.Kind] += held
+		kept[k] += held
 	}
 	var detail []string
 	for k := FactKind(0); k < numFactKinds; k++ {
@@ -403,8 +379,8 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	ev.NeedDetail = strings.Join(detail, ";")
 	ev.ErrorRecall = ratio(errKept, errTotal)
 	fileKept := 0
-	for p := range files {
-		if heldFact(Fact{FactPath, p}) {
+	for id := range files {
+		if heldFact(id) {
 			fileKept++
 		}
 	}
@@ -412,13 +388,12 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 
 	// The last user intent: the latest prompt before the compaction point.
 	for p := s.Cursor - 1; p >= 0; p-- {
-		m := &s.T.Messages[p]
-		if !m.IsPrompt() {
+		if !s.prompts[p] {
 			continue
 		}
 		kept := verbatim(p)
 		if !kept {
-			if key := intentKey(m.Text()); key != "" {
+			if key := intentKey(s.T.Messages[p].Text()); key != "" {
 				kept = strings.Contains(collapseSpace(text), key)
 			}
 		}

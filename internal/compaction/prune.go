@@ -53,7 +53,7 @@ func (p *prune) candidates(s *Sim) (parts [][2]int, freed int) {
 loop:
 	for i := len(s.Ctx) - 1; i >= 0; i-- {
 		it := &s.Ctx[i]
-		if it.Msg.IsPrompt() {
+		if s.isPrompt(it) {
 			turns++
 		}
 		if turns < p.p.SkipTurns {

@@ -8,8 +8,9 @@ import (
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
-// TestRealCorpusReplay replays every strategy over the real Claude Code
-// sessions with a 60,000-token window, so that every strategy compacts.
+// TestRealCorpusReplay replays every strategy over the real corpus's
+// sessions and subagents of every format with a 60,000-token window, so that
+// every strategy compacts.
 func TestRealCorpusReplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the whole real corpus")

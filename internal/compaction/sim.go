@@ -33,9 +33,6 @@ type Item struct {
 	id int
 }
 
-// Verbatim reports whether the item is a recorded message left as it was.
-func (it *Item) Verbatim() bool { return it.Orig >= 0 && !it.Modified }
-
 // Sim is the state of one strategy's replay over one transcript, as the
 // strategy sees it when its trigger is asked and when it compacts.
 type Sim struct {
@@ -79,6 +76,13 @@ type Sim struct {
 	total      int
 	stable     int // leading items unchanged since the previous call
 	nextID     int
+	// spare holds the context's previous arrays, which replace fills with
+	// the next context (the previous context, measure's before, is read
+	// until then).
+	spare struct {
+		ctx        []Item
+		tok, think []int
+	}
 }
 
 // Shared holds what every strategy's replay of one transcript reads: the
@@ -121,12 +125,12 @@ func NewShared(t *transcript.Transcript) *Shared {
 		sh.prompts[i] = t.Messages[i].IsPrompt()
 	}
 	sh.partners = toolPartners(t.Messages)
-	orph, dang := pairing(originals(t.Messages))
-	for id := range orph {
-		sh.Lost[id] = true
-	}
-	for id := range dang {
-		sh.Lost[id] = true
+	for _, tps := range sh.partners {
+		for _, tp := range tps {
+			if tp.partner < 0 { // a result without its call, a call without its result
+				sh.Lost[tp.id] = true
+			}
+		}
 	}
 	return sh
 }
@@ -137,14 +141,6 @@ func (sh *Shared) Facts() *FactIndex {
 		sh.facts = IndexFacts(sh.T)
 	}
 	return sh.facts
-}
-
-func originals(msgs []transcript.Message) []Item {
-	items := make([]Item, len(msgs))
-	for i := range msgs {
-		items[i] = Item{Msg: &msgs[i], Orig: i}
-	}
-	return items
 }
 
 // Tokens is the context's size by the metric ruler (overhead excluded).
@@ -178,7 +174,6 @@ func (s *Sim) CacheRead() int {
 // auxTotal is a running count of the context by another ruler.
 type auxTotal struct {
 	r     Ruler
-	tok   []int
 	total int
 }
 
@@ -191,10 +186,9 @@ func (s *Sim) Count(r Ruler) int {
 			return a.total
 		}
 	}
-	a := &auxTotal{r: r, tok: make([]int, len(s.Ctx))}
+	a := &auxTotal{r: r}
 	for i := range s.Ctx {
-		a.tok[i] = r.Message(s.Ctx[i].Msg)
-		a.total += a.tok[i]
+		a.total += r.Message(s.Ctx[i].Msg)
 	}
 	s.aux = append(s.aux, a)
 	return a.total
@@ -209,25 +203,6 @@ func (s *Sim) Synthetic(role transcript.Role, text string) Item {
 
 // Original returns recorded message i as a context item.
 func (s *Sim) Original(i int) Item { return Item{Msg: &s.T.Messages[i], Orig: i} }
-
-// ContextTurns returns the turns of the recording whose messages the
-// context holds verbatim, in order (a turn counts when its prompt, or its
-// first message, is in the context).
-func (s *Sim) ContextTurns() []int {
-	var out []int
-	last := -1
-	for i := range s.Ctx {
-		it := &s.Ctx[i]
-		if it.Orig < 0 {
-			continue
-		}
-		if t := s.TurnOf[it.Orig]; t != last {
-			out = append(out, t)
-			last = t
-		}
-	}
-	return out
-}
 
 // append adds recorded messages [s.Cursor, to) to the context.
 func (s *Sim) append(to int) {
@@ -256,9 +231,7 @@ func (s *Sim) pushCounted(it Item, n, th int) {
 	s.think = append(s.think, th)
 	s.total += n
 	for _, a := range s.aux {
-		k := a.r.Message(it.Msg)
-		a.tok = append(a.tok, k)
-		a.total += k
+		a.total += a.r.Message(it.Msg)
 	}
 }
 
@@ -280,7 +253,7 @@ func (s *Sim) setStrip(strip bool) {
 	s.strip = strip
 	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = nil, nil, nil, 0, -1
 	for _, a := range s.aux {
-		a.tok, a.total = a.tok[:0], 0
+		a.total = 0
 	}
 	for i, it := range ctx {
 		s.pushCounted(it, tok[i], think[i])
@@ -303,23 +276,19 @@ func (s *Sim) thinking(m *transcript.Message) int {
 // position keep their counts.
 func (s *Sim) replace(ctx []Item) {
 	old, oldTok, oldThink := s.Ctx, s.tok, s.think
-	oldAux := make([][]int, len(s.aux))
-	for j, a := range s.aux {
-		oldAux[j], a.tok, a.total = a.tok, make([]int, 0, len(ctx)), 0
+	for _, a := range s.aux {
+		a.total = 0 // pushCounted counts every item again (cached per block)
 	}
 	stable := s.stable
-	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = make([]Item, 0, len(ctx)), make([]int, 0, len(ctx)), make([]int, 0, len(ctx)), 0, -1
+	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = s.spare.ctx[:0], s.spare.tok[:0], s.spare.think[:0], 0, -1
 	for i, it := range ctx {
 		if i < len(old) && sameItem(&old[i], &it) {
 			s.pushCounted(it, oldTok[i], oldThink[i])
-			for j, a := range s.aux { // pushCounted recounted; the old count is the same
-				a.total += oldAux[j][i] - a.tok[len(a.tok)-1]
-				a.tok[len(a.tok)-1] = oldAux[j][i]
-			}
 		} else {
 			s.push(it)
 		}
 	}
+	s.spare.ctx, s.spare.tok, s.spare.think = old, oldTok, oldThink
 	same := 0
 	for same < len(old) && same < len(ctx) && same < stable && sameItem(&old[same], &ctx[same]) {
 		same++

@@ -18,23 +18,33 @@ type span struct {
 	written     orderedSet
 	edited      orderedSet
 	// actions are per-file descriptions for tables: path -> last action.
-	actions     map[string]string
-	errors      orderedSet // first lines of failed tool results
-	lastError   string     // the last failed result's first line, "" if a later result succeeded
-	todos       []todo
-	decisions   orderedSet
-	commands    orderedSet
-	lastSay     string     // the last assistant text
-	lastSuccess string     // the last successful tool action, described
-	idents      orderedSet // identifiers the assistant wrote in its text
+	actions   map[string]string
+	errors    orderedSet // first lines of failed tool results
+	lastError string     // the last failed result's first line, "" if a later result succeeded
+	todos     []todo
+	decisions orderedSet
+	commands  orderedSet
+	says      []string // the assistant's texts, trimmed
+	lastSay   string   // the last assistant text
 }
 
-// identifiers returns up to n identifiers the assistant named in its text.
+// identifiers returns the first n identifiers the assistant named in its
+// text, extracting no more than it needs.
 func (sp *span) identifiers(n int) []string {
-	if len(sp.idents.list) > n {
-		return sp.idents.list[:n]
+	var ids orderedSet
+	var ex extractor
+	ex.emit = func(f Fact) {
+		if f.Kind == FactIdent && len(ids.list) < n {
+			ids.add(f.Text)
+		}
 	}
-	return sp.idents.list
+	for _, t := range sp.says {
+		if len(ids.list) == n {
+			break
+		}
+		ex.words(t)
+	}
+	return ids.list
 }
 
 type todo struct {
@@ -76,18 +86,7 @@ var decisionCues = []string{"i'll use ", "i will use ", "we'll use ", "decided t
 
 func gather(items []Item) *span {
 	sp := &span{actions: map[string]string{}}
-	names := map[string]string{}
-	var ex extractor
-	ex.seen, ex.gen = map[Fact]uint32{}, 1
-	idents := func(text string) {
-		ex.out = ex.out[:0]
-		ex.words(text)
-		for _, f := range ex.out {
-			if f.Kind == FactIdent {
-				sp.idents.add(f.Text)
-			}
-		}
-	}
+	var todoWrites []string // TodoWrite inputs: the last valid list is the todos
 	for i := range items {
 		m := items[i].Msg
 		if m.IsPrompt() {
@@ -106,7 +105,6 @@ func gather(items []Item) *span {
 		for _, b := range m.Blocks {
 			switch {
 			case b.Kind == transcript.BlockToolUse:
-				names[b.ToolID] = b.ToolName
 				switch {
 				case b.Path == "":
 				case readTools[b.ToolName]:
@@ -124,10 +122,7 @@ func gather(items []Item) *span {
 					}
 				}
 				if b.ToolName == "TodoWrite" {
-					var in struct{ Todos []todo }
-					if json.Unmarshal([]byte(b.Input), &in) == nil && in.Todos != nil {
-						sp.todos = in.Todos
-					}
+					todoWrites = append(todoWrites, b.Input)
 				}
 				if c := firstLine(b.Command); c != "" {
 					sp.commands.add(clip(c, 200))
@@ -140,14 +135,11 @@ func gather(items []Item) *span {
 					}
 				} else {
 					sp.lastError = ""
-					if n := names[b.ToolID]; n != "" {
-						sp.lastSuccess = n
-					}
 				}
 			case b.Kind == transcript.BlockText && m.Role == transcript.RoleAssistant:
 				if t := strings.TrimSpace(b.Text); t != "" {
 					sp.lastSay = t
-					idents(t)
+					sp.says = append(sp.says, t)
 					for _, s := range sentences(t) {
 						lower := strings.ToLower(s)
 						for _, cue := range decisionCues {
@@ -159,6 +151,13 @@ func gather(items []Item) *span {
 					}
 				}
 			}
+		}
+	}
+	for i := len(todoWrites) - 1; i >= 0; i-- {
+		var in struct{ Todos []todo }
+		if json.Unmarshal([]byte(todoWrites[i]), &in) == nil && in.Todos != nil {
+			sp.todos = in.Todos
+			break
 		}
 	}
 	return sp

@@ -53,5 +53,5 @@ func (t *truncate) Compact(s *Sim) Outcome {
 // startsTurn reports whether context item i opens a turn of the recording.
 func startsTurn(s *Sim, i int) bool {
 	it := &s.Ctx[i]
-	return it.Orig >= 0 && it.Msg.IsPrompt()
+	return it.Orig >= 0 && s.isPrompt(it)
 }
