@@ -223,7 +223,7 @@ func (l *language) code(r *rand.Rand, p *project, mod string, fns []string) stri
 	T := pick(r, l.types)
 	var b strings.Builder
 	for _, h := range l.header {
-		b.WriteString(fill(h, "mod", mod, "T", T, "pkg", p.pkg))
+		fillTo(&b, h, "mod", mod, "T", T, "pkg", p.pkg)
 		b.WriteByte('\n')
 	}
 	// The named functions, plus helpers, so files have realistic lengths.
@@ -238,16 +238,15 @@ func (l *language) code(r *rand.Rand, p *project, mod string, fns []string) stri
 			bb = "max" + capitalize(pick(r, nouns))
 		}
 		doc := fill(pick(r, docLines), "noun", pick(r, nouns), "field", pick(r, fields))
-		b.WriteString(fill(l.fnOpen, "fn", fn, "Fn", l.exported(fn), "a", a, "b", bb, "T", T, "t", T, "Doc", capitalize(doc), "doc", doc))
+		fillTo(&b, l.fnOpen, "fn", fn, "Fn", l.exported(fn), "a", a, "b", bb, "T", T, "t", T, "Doc", capitalize(doc), "doc", doc)
 		b.WriteByte('\n')
 		n := between(r, 3, 9)
 		v := "out"
 		for i := 0; i < n; i++ {
 			f := pick(r, fields)
-			s := fill(pick(r, l.stmts), "a", a, "b", bb, "v", v, "f", f, "F", capitalize(strings.ReplaceAll(f, "_", "")),
-				"f2", pick(r, fields), "n", itoa(between(r, 1, 100)), "s", mod+"."+fn, "fn", l.ident(pick(r, verbs), pick(r, nouns)), "T", T)
 			b.WriteString(l.indent)
-			b.WriteString(s)
+			fillTo(&b, pick(r, l.stmts), "a", a, "b", bb, "v", v, "f", f, "F", capitalize(strings.ReplaceAll(f, "_", "")),
+				"f2", pick(r, fields), "n", itoa(between(r, 1, 100)), "s", mod+"."+fn, "fn", l.ident(pick(r, verbs), pick(r, nouns)), "T", T)
 			b.WriteByte('\n')
 		}
 		switch l {
@@ -286,15 +285,15 @@ func (l *language) testCode(r *rand.Rand, p *project, mod string, tests []testCa
 		b.WriteString("#include \"test.h\"\n#include \"../src/" + mod + ".h\"\n\n")
 	}
 	for _, tc := range tests {
-		b.WriteString(fill(l.testOpen, "test", tc.name, "Test", tc.name, "testDesc", tc.name))
+		fillTo(&b, l.testOpen, "test", tc.name, "Test", tc.name, "testDesc", tc.name)
 		b.WriteByte('\n')
 		for i, n := 0, between(r, 1, 4); i < n; i++ {
 			b.WriteString(l.indent)
 			if l == typescript {
 				b.WriteString(l.indent)
 			}
-			b.WriteString(fill(pick(r, l.asserts), "fn", tc.fn, "Fn", l.exported(tc.fn), "v", "fixture", "n", itoa(between(r, 0, 12)),
-				"f", pick(r, fields), "F", capitalize(pick(r, nouns)), "s", pick(r, nouns)))
+			fillTo(&b, pick(r, l.asserts), "fn", tc.fn, "Fn", l.exported(tc.fn), "v", "fixture", "n", itoa(between(r, 0, 12)),
+				"f", pick(r, fields), "F", capitalize(pick(r, nouns)), "s", pick(r, nouns))
 			b.WriteByte('\n')
 		}
 		switch l {
