@@ -2,6 +2,7 @@ package gen
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 )
 
@@ -314,22 +315,19 @@ func (l *language) testCode(r *rand.Rand, p *project, mod string, tests []testCa
 // numbered renders file content the way Claude Code's Read tool returns it:
 // a right-aligned line number, an arrow, the line.
 func numbered(content string) string {
+	const width = 6 // of the line number
 	var b strings.Builder
-	b.Grow(len(content) + len(content)/4)
-	n := 0
-	for len(content) > 0 {
-		n++
-		line := content
-		if i := strings.IndexByte(content, '\n'); i >= 0 {
-			line, content = content[:i], content[i+1:]
-		} else {
-			content = ""
-		}
-		s := itoa(n)
-		for k := len(s); k < 6; k++ {
+	// Each line gains its number, the 3-byte arrow and a newline.
+	b.Grow(len(content) + (strings.Count(content, "\n")+1)*(width+len("→")+1))
+	var num [20]byte
+	for n := int64(1); len(content) > 0; n++ {
+		line, rest, _ := strings.Cut(content, "\n")
+		content = rest
+		d := strconv.AppendInt(num[:0], n, 10)
+		for k := len(d); k < width; k++ {
 			b.WriteByte(' ')
 		}
-		b.WriteString(s)
+		b.Write(d)
 		b.WriteString("→")
 		b.WriteString(line)
 		b.WriteByte('\n')
