@@ -219,18 +219,14 @@ func (st *step) done() {
 	msgID := apiID(s.rng, "msg_01", 22)
 	reqID := apiID(s.rng, "req_011C", 20)
 	early := min(int64(between(s.rng, 1, 12)), output)
-	bb := make([]byte, 0, 1024)
-	ub := make([]byte, 0, 256)
 	var calls []*call
 	for i, b := range st.blocks {
 		s.tick(250, 2_500)
 		last := i == len(st.blocks)-1
-		out := early
+		u := callUsage{input: input, create: create, read: read, output: early}
 		if last {
-			out = output
+			u.output = output
 		}
-		ub = f.usage(ub[:0], input, create, read, out)
-		bb = appendBlock(bb[:0], &b, s.prof.caller)
 		stop := ""
 		if last && !s.prof.threaded {
 			stop = "end_turn"
@@ -238,10 +234,10 @@ func (st *step) done() {
 				stop = "tool_use"
 			}
 		}
-		u := newUUID(s.rng)
-		f.assistantLine(u, msgID, reqID, bb, ub, stop)
+		id := newUUID(s.rng)
+		f.assistantLine(id, msgID, reqID, &b, u, stop)
 		if b.kind == kTool {
-			b.c.lineUUID = u
+			b.c.lineUUID = id
 			calls = append(calls, b.c)
 			if len(calls) == 1 {
 				s.preToolHooks(b.c)
@@ -376,9 +372,8 @@ func (s *sess) compact() {
 		cf.exp.APICalls++
 		cf.exp.Messages++
 		cf.peak(read + create + input)
-		bb := appendBlock(nil, &blk{kind: kText, text: reply}, false)
-		ub := cf.usage(nil, input, create, read, out)
-		cf.assistantLine(newUUID(s.rng), apiID(s.rng, "msg_01", 22), apiID(s.rng, "req_011C", 20), bb, ub, "")
+		cf.assistantLine(newUUID(s.rng), apiID(s.rng, "msg_01", 22), apiID(s.rng, "req_011C", 20),
+			&blk{kind: kText, text: reply}, callUsage{input: input, create: create, read: read, output: out}, "")
 		s.closeFile(cf)
 	}
 

@@ -286,22 +286,26 @@ func (f *tfile) metaText(text string) {
 	f.total += MessageTokens + BlockTokens + proseTokens(len(text))
 }
 
-// usage appends the usage object of a call.
-func (f *tfile) usage(b []byte, input, create, read, output int64) []byte {
+// callUsage is the token split a response line reports: the context the
+// call sent (uncached input, cache writes, cache reads) and its output.
+type callUsage struct{ input, create, read, output int64 }
+
+// usage appends the usage object of a response line.
+func (f *tfile) usage(b []byte, u callUsage) []byte {
 	b = append(b, '{')
-	b = kvInt(b, "input_tokens", input)
-	b = kvInt(b, "cache_creation_input_tokens", create)
-	b = kvInt(b, "cache_read_input_tokens", read)
+	b = kvInt(b, "input_tokens", u.input)
+	b = kvInt(b, "cache_creation_input_tokens", u.create)
+	b = kvInt(b, "cache_read_input_tokens", u.read)
 	b = append(appendKey(b, "cache_creation"), '{')
 	if f.s.prof.ttl1h && !f.side {
 		b = kvInt(b, "ephemeral_5m_input_tokens", 0)
-		b = kvInt(b, "ephemeral_1h_input_tokens", create)
+		b = kvInt(b, "ephemeral_1h_input_tokens", u.create)
 	} else {
-		b = kvInt(b, "ephemeral_5m_input_tokens", create)
+		b = kvInt(b, "ephemeral_5m_input_tokens", u.create)
 		b = kvInt(b, "ephemeral_1h_input_tokens", 0)
 	}
 	b = append(b, '}')
-	b = kvInt(b, "output_tokens", output)
+	b = kvInt(b, "output_tokens", u.output)
 	b = kvStr(b, "service_tier", "standard")
 	if f.s.prof.geo {
 		b = kvStr(b, "inference_geo", "not_available")
@@ -310,7 +314,7 @@ func (f *tfile) usage(b []byte, input, create, read, output int64) []byte {
 }
 
 // assistantLine writes one line of an API response holding one block.
-func (f *tfile) assistantLine(uuid, msgID, reqID string, block, usage []byte, stop string) {
+func (f *tfile) assistantLine(uuid, msgID, reqID string, x *blk, u callUsage, stop string) {
 	b := f.begin(f.last)
 	b = append(appendKey(b, "message"), '{')
 	b = kvStr(b, "model", f.model)
@@ -318,11 +322,11 @@ func (f *tfile) assistantLine(uuid, msgID, reqID string, block, usage []byte, st
 	b = kvStr(b, "type", "message")
 	b = kvStr(b, "role", "assistant")
 	b = append(appendKey(b, "content"), '[')
-	b = append(b, block...)
+	b = appendBlock(b, x, f.s.prof.caller)
 	b = append(b, ']')
 	b = kvStrOrNull(b, "stop_reason", stop)
 	b = kvNull(b, "stop_sequence")
-	b = kvRaw(b, "usage", usage)
+	b = f.usage(appendKey(b, "usage"), u)
 	b = append(b, '}')
 	b = kvStr(b, "requestId", reqID)
 	b = kvStr(b, "type", "assistant")
