@@ -146,8 +146,8 @@ type call struct {
 	input       []byte
 	out         string
 	isErr       bool
-	listContent bool   // result content as a list of text blocks (Task)
-	tur         []byte // toolUseResult: UI data beside the result, never context
+	listContent bool                // result content as a list of text blocks (Task)
+	tur         func([]byte) []byte // appends toolUseResult: UI data beside the result, never context
 	durMs       int
 	longRun     bool // prints bash progress while it runs
 	run         func(c *call)

@@ -359,7 +359,7 @@ func (f *tfile) result(c *call, parent string) {
 	b = append(b, '}', ']', '}')
 	b = f.tail(b, u)
 	if c.tur != nil {
-		b = kvRaw(b, "toolUseResult", c.tur)
+		b = c.tur(appendKey(b, "toolUseResult"))
 	}
 	if f.s.prof.threaded {
 		b = kvStr(b, "sourceToolAssistantUUID", c.lineUUID)
