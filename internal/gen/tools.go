@@ -96,20 +96,15 @@ func (st *step) edit(rel, old, new string) *step {
 	s := st.s
 	abs := s.proj.abs(rel)
 	orig := s.proj.content(s.rng, rel)
-	in := append(make([]byte, 0, len(old)+len(new)+len(abs)+80), '{')
-	in = kvBool(in, "replace_all", false)
-	in = kvStr(in, "file_path", abs)
-	in = kvStr(in, "old_string", old)
-	in = kvStr(in, "new_string", new)
-	in = append(in, '}')
-	c := &call{name: "Edit", input: in, durMs: between(s.rng, 10, 200),
+	c := &call{name: "Edit", input: editInput(abs, old, new), durMs: between(s.rng, 10, 200),
 		out: "The file " + abs + " has been updated successfully."}
+	at := strings.Index(orig, old)
+	start := int64(strings.Count(orig[:max(0, at)], "\n") + 1)
 	c.tur = func(t []byte) []byte {
 		t = kvStr(append(t, '{'), "filePath", abs)
 		t = kvStr(t, "oldString", old)
 		t = kvStr(t, "newString", new)
 		t = kvStr(t, "originalFile", orig)
-		start := int64(strings.Count(orig[:max(0, strings.Index(orig, old))], "\n") + 1)
 		t = append(appendKey(t, "structuredPatch"), '[', '{')
 		t = kvInt(t, "oldStart", start)
 		t = kvInt(t, "oldLines", int64(strings.Count(old, "\n")+1))
@@ -128,23 +123,28 @@ func (st *step) edit(rel, old, new string) *step {
 		t = kvBool(t, "replaceAll", false)
 		return append(t, '}')
 	}
-	s.proj.files[rel] = strings.Replace(orig, old, new, 1)
+	if at >= 0 {
+		s.proj.files[rel] = orig[:at] + new + orig[at+len(old):]
+	}
 	s.facts.file(rel)
 	st.add(c)
 	return st
 }
 
-// editMiss is an Edit whose old_string is not in the file.
-func (st *step) editMiss(rel, old, new string) *step {
-	s := st.s
-	in := append(make([]byte, 0, len(old)+len(new)+80), '{')
+// editInput is the input of an Edit call.
+func editInput(abs, old, new string) []byte {
+	in := append(make([]byte, 0, len(old)+len(new)+len(abs)+80), '{')
 	in = kvBool(in, "replace_all", false)
-	in = kvStr(in, "file_path", s.proj.abs(rel))
+	in = kvStr(in, "file_path", abs)
 	in = kvStr(in, "old_string", old)
 	in = kvStr(in, "new_string", new)
-	in = append(in, '}')
+	return append(in, '}')
+}
+
+// editMiss is an Edit whose old_string is not in the file.
+func (st *step) editMiss(rel, old, new string) *step {
 	msg := "String to replace not found in file.\nString: " + old
-	st.add(&call{name: "Edit", input: in, isErr: true, durMs: 10,
+	st.add(&call{name: "Edit", input: editInput(st.s.proj.abs(rel), old, new), isErr: true, durMs: 10,
 		out: "<tool_use_error>" + msg + "</tool_use_error>", tur: errorResult(msg)})
 	return st
 }
