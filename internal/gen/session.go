@@ -211,7 +211,6 @@ func (st *step) done() {
 	for _, b := range st.blocks {
 		output += blockTokens(&b)
 	}
-	f.calls++
 	f.exp.APICalls++
 	f.exp.Messages++
 	f.peak(ctx)
@@ -355,12 +354,11 @@ func (s *sess) compact() {
 	s.tick(20_000, 90_000)
 
 	aid := "acompact-" + hexID(s.rng, 6)
-	cf, err := s.newFile(s.subagentPath(aid), true, aid, f.model)
+	cf, err := s.newFile(s.subagentPath(aid), true, aid, f.exp.Model)
 	if err != nil {
 		s.fail(err)
 	} else {
 		cf.exp.Kind = "compaction-call"
-		cf.exp.Model = f.model
 		cf.last = parent
 		prompt := compactPrompt
 		cf.prompt(prompt)
@@ -379,10 +377,7 @@ func (s *sess) compact() {
 
 	f.boundary("This session continues an earlier conversation that ran out of context. The summary below covers the earlier part of it.\n\n" + summary)
 	if s.prof.hooks {
-		tid := newUUID(s.rng)
-		for _, h := range []string{"~/.claude/hooks/session-start.sh", "git status --short"} {
-			f.hook("SessionStart", "compact", h, tid)
-		}
+		f.sessionStart("compact")
 	}
 }
 
