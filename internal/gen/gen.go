@@ -179,10 +179,7 @@ func (s *sess) begin() {
 		f.title(capitalize(pick(s.rng, verbs)) + " " + pick(s.rng, modules) + " " + pick(s.rng, nouns))
 	}
 	if len(s.preHooks) > 0 {
-		id := newUUID(s.rng)
-		for _, h := range []string{"~/.claude/hooks/session-start.sh", "git status --short"} {
-			f.hook("SessionStart", "startup", h, id)
-		}
+		f.sessionStart("startup")
 	}
 	s.tick(2_000, 60_000)
 }

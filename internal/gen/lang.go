@@ -2,6 +2,7 @@ package gen
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 )
 
@@ -223,7 +224,7 @@ func (l *language) code(r *rand.Rand, p *project, mod string, fns []string) stri
 	T := pick(r, l.types)
 	var b strings.Builder
 	for _, h := range l.header {
-		b.WriteString(fill(h, "mod", mod, "T", T, "pkg", p.pkg))
+		fillTo(&b, h, "mod", mod, "T", T, "pkg", p.pkg)
 		b.WriteByte('\n')
 	}
 	// The named functions, plus helpers, so files have realistic lengths.
@@ -238,16 +239,15 @@ func (l *language) code(r *rand.Rand, p *project, mod string, fns []string) stri
 			bb = "max" + capitalize(pick(r, nouns))
 		}
 		doc := fill(pick(r, docLines), "noun", pick(r, nouns), "field", pick(r, fields))
-		b.WriteString(fill(l.fnOpen, "fn", fn, "Fn", l.exported(fn), "a", a, "b", bb, "T", T, "t", T, "Doc", capitalize(doc), "doc", doc))
+		fillTo(&b, l.fnOpen, "fn", fn, "Fn", l.exported(fn), "a", a, "b", bb, "T", T, "t", T, "Doc", capitalize(doc), "doc", doc)
 		b.WriteByte('\n')
 		n := between(r, 3, 9)
 		v := "out"
 		for i := 0; i < n; i++ {
 			f := pick(r, fields)
-			s := fill(pick(r, l.stmts), "a", a, "b", bb, "v", v, "f", f, "F", capitalize(strings.ReplaceAll(f, "_", "")),
-				"f2", pick(r, fields), "n", itoa(between(r, 1, 100)), "s", mod+"."+fn, "fn", l.ident(pick(r, verbs), pick(r, nouns)), "T", T)
 			b.WriteString(l.indent)
-			b.WriteString(s)
+			fillTo(&b, pick(r, l.stmts), "a", a, "b", bb, "v", v, "f", f, "F", capitalize(strings.ReplaceAll(f, "_", "")),
+				"f2", pick(r, fields), "n", itoa(between(r, 1, 100)), "s", mod+"."+fn, "fn", l.ident(pick(r, verbs), pick(r, nouns)), "T", T)
 			b.WriteByte('\n')
 		}
 		switch l {
@@ -286,15 +286,15 @@ func (l *language) testCode(r *rand.Rand, p *project, mod string, tests []testCa
 		b.WriteString("#include \"test.h\"\n#include \"../src/" + mod + ".h\"\n\n")
 	}
 	for _, tc := range tests {
-		b.WriteString(fill(l.testOpen, "test", tc.name, "Test", tc.name, "testDesc", tc.name))
+		fillTo(&b, l.testOpen, "test", tc.name, "Test", tc.name, "testDesc", tc.name)
 		b.WriteByte('\n')
 		for i, n := 0, between(r, 1, 4); i < n; i++ {
 			b.WriteString(l.indent)
 			if l == typescript {
 				b.WriteString(l.indent)
 			}
-			b.WriteString(fill(pick(r, l.asserts), "fn", tc.fn, "Fn", l.exported(tc.fn), "v", "fixture", "n", itoa(between(r, 0, 12)),
-				"f", pick(r, fields), "F", capitalize(pick(r, nouns)), "s", pick(r, nouns)))
+			fillTo(&b, pick(r, l.asserts), "fn", tc.fn, "Fn", l.exported(tc.fn), "v", "fixture", "n", itoa(between(r, 0, 12)),
+				"f", pick(r, fields), "F", capitalize(pick(r, nouns)), "s", pick(r, nouns))
 			b.WriteByte('\n')
 		}
 		switch l {
@@ -315,22 +315,19 @@ func (l *language) testCode(r *rand.Rand, p *project, mod string, tests []testCa
 // numbered renders file content the way Claude Code's Read tool returns it:
 // a right-aligned line number, an arrow, the line.
 func numbered(content string) string {
+	const width = 6 // of the line number
 	var b strings.Builder
-	b.Grow(len(content) + len(content)/4)
-	n := 0
-	for len(content) > 0 {
-		n++
-		line := content
-		if i := strings.IndexByte(content, '\n'); i >= 0 {
-			line, content = content[:i], content[i+1:]
-		} else {
-			content = ""
-		}
-		s := itoa(n)
-		for k := len(s); k < 6; k++ {
+	// Each line gains its number, the 3-byte arrow and a newline.
+	b.Grow(len(content) + (strings.Count(content, "\n")+1)*(width+len("→")+1))
+	var num [20]byte
+	for n := int64(1); len(content) > 0; n++ {
+		line, rest, _ := strings.Cut(content, "\n")
+		content = rest
+		d := strconv.AppendInt(num[:0], n, 10)
+		for k := len(d); k < width; k++ {
 			b.WriteByte(' ')
 		}
-		b.WriteString(s)
+		b.Write(d)
 		b.WriteString("→")
 		b.WriteString(line)
 		b.WriteByte('\n')

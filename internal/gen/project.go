@@ -175,17 +175,13 @@ func (p *project) runTests(r *rand.Rand, mod string, bad *testCase, msg string) 
 	if strings.Contains(cmd, p.testTarget(mod)) || strings.Contains(cmd, "-run") {
 		tests = p.testsOf(mod)
 	}
-	if bad == nil {
-		out := p.runner.pass(r, p, tests)
-		if strings.HasPrefix(cmd, "make") && p.lang == golang {
-			out = "go test -race ./...\n" + out
-		}
-		return testRun{cmd: cmd, out: out}
-	}
-	out, code := p.runner.fail(r, p, tests, *bad, msg)
+	out, code := p.runner.run(r, p, tests, bad, msg)
 	if strings.HasPrefix(cmd, "make") && p.lang == golang {
-		out = "go test -race ./...\n" + out + "make: *** [Makefile:14: test] Error 1\n"
-		code = 2
+		out = "go test -race ./...\n" + out
+		if bad != nil {
+			out += "make: *** [Makefile:14: test] Error 1\n"
+			code = 2
+		}
 	}
 	return testRun{cmd: cmd, out: out, exit: code}
 }

@@ -12,9 +12,9 @@ import (
 type runner struct {
 	name string
 	cmds []string // {target}: a test file or package
-	pass func(r *rand.Rand, p *project, tests []testCase) string
-	// fail prints a run where bad fails with msg; it returns the exit code.
-	fail func(r *rand.Rand, p *project, tests []testCase, bad testCase, msg string) (string, int)
+	// run prints a run of tests: every test passes when bad is nil, else
+	// bad fails with msg. It returns the exit code.
+	run func(r *rand.Rand, p *project, tests []testCase, bad *testCase, msg string) (string, int)
 }
 
 // testRun is the outcome of one test command.
@@ -52,30 +52,24 @@ func byFile(tests []testCase) (files []string, counts map[string]int) {
 var pytest = &runner{
 	name: "pytest",
 	cmds: []string{"pytest", "pytest -q", "python -m pytest {target} -x", "uv run pytest", "pytest -v {target}"},
-	pass: func(r *rand.Rand, p *project, tests []testCase) string {
+	run: func(r *rand.Rand, p *project, tests []testCase, bad *testCase, msg string) (string, int) {
 		var b strings.Builder
-		pytestHeader(&b, r, p, len(tests))
-		files, counts := byFile(tests)
-		done := 0
-		for _, f := range files {
-			done += counts[f]
-			b.WriteString(f + " " + strings.Repeat(".", counts[f]) + strings.Repeat(" ", max(1, 60-len(f)-counts[f])) + "[" + pctStr(done, len(tests)) + "]\n")
-		}
-		b.WriteString("\n" + banner(itoa(len(tests))+" passed in "+secs(r, 200, 9000)+"s") + "\n")
-		return b.String()
-	},
-	fail: func(r *rand.Rand, p *project, tests []testCase, bad testCase, msg string) (string, int) {
-		var b strings.Builder
-		pytestHeader(&b, r, p, len(tests))
+		b.WriteString(banner("test session starts") + "\n")
+		b.WriteString("platform linux -- Python 3.12." + itoa(between(r, 1, 8)) + ", pytest-8.3." + itoa(between(r, 1, 4)) + ", pluggy-1.5.0\n")
+		b.WriteString("rootdir: " + p.root + "\nconfigfile: pyproject.toml\nplugins: cov-5.0.0, asyncio-0.23.8\ncollected " + itoa(len(tests)) + " items\n\n")
 		files, counts := byFile(tests)
 		done := 0
 		for _, f := range files {
 			done += counts[f]
 			dots := strings.Repeat(".", counts[f])
-			if f == bad.file {
+			if bad != nil && f == bad.file {
 				dots = dots[:len(dots)-1] + "F"
 			}
 			b.WriteString(f + " " + dots + strings.Repeat(" ", max(1, 60-len(f)-counts[f])) + "[" + pctStr(done, len(tests)) + "]\n")
+		}
+		if bad == nil {
+			b.WriteString("\n" + banner(itoa(len(tests))+" passed in "+secs(r, 200, 9000)+"s") + "\n")
+			return b.String(), 0
 		}
 		line := itoa(between(r, 12, 240))
 		b.WriteString("\n" + banner("FAILURES") + "\n" + strings.Repeat("_", 20) + " " + bad.name + " " + strings.Repeat("_", 20) + "\n\n")
@@ -85,12 +79,6 @@ var pytest = &runner{
 		b.WriteString(banner("1 failed, "+itoa(len(tests)-1)+" passed in "+secs(r, 200, 9000)+"s") + "\n")
 		return b.String(), 1
 	},
-}
-
-func pytestHeader(b *strings.Builder, r *rand.Rand, p *project, n int) {
-	b.WriteString(banner("test session starts") + "\n")
-	b.WriteString("platform linux -- Python 3.12." + itoa(between(r, 1, 8)) + ", pytest-8.3." + itoa(between(r, 1, 4)) + ", pluggy-1.5.0\n")
-	b.WriteString("rootdir: " + p.root + "\nconfigfile: pyproject.toml\nplugins: cov-5.0.0, asyncio-0.23.8\ncollected " + itoa(n) + " items\n\n")
 }
 
 // banner centres text in a line of '=' the way pytest does.
@@ -111,27 +99,21 @@ func pctStr(done, total int) string {
 var goTest = &runner{
 	name: "go test",
 	cmds: []string{"go test ./...", "go test -race ./...", "go test ./{target}/ -run {test} -v", "make test"},
-	pass: func(r *rand.Rand, p *project, tests []testCase) string {
+	run: func(r *rand.Rand, p *project, tests []testCase, bad *testCase, msg string) (string, int) {
 		var b strings.Builder
 		for _, mod := range p.mods {
-			if chance(r, 0.15) {
+			switch {
+			case bad == nil && chance(r, 0.15):
 				b.WriteString("?   \t" + p.module + "/internal/" + mod + "\t[no test files]\n")
-				continue
-			}
-			b.WriteString("ok  \t" + p.module + "/internal/" + mod + "\t" + secs(r, 3, 900) + "s\n")
-		}
-		return b.String()
-	},
-	fail: func(r *rand.Rand, p *project, tests []testCase, bad testCase, msg string) (string, int) {
-		var b strings.Builder
-		badMod := modOf(bad.file)
-		for _, mod := range p.mods {
-			if mod != badMod {
+			case bad == nil || mod != modOf(bad.file):
 				b.WriteString("ok  \t" + p.module + "/internal/" + mod + "\t" + secs(r, 3, 900) + "s\n")
-				continue
+			default:
+				b.WriteString("--- FAIL: " + bad.name + " (0.00s)\n    " + baseName(bad.file) + ":" + itoa(between(r, 12, 300)) + ": " + msg + "\n")
+				b.WriteString("FAIL\nFAIL\t" + p.module + "/internal/" + mod + "\t" + secs(r, 3, 900) + "s\n")
 			}
-			b.WriteString("--- FAIL: " + bad.name + " (0.00s)\n    " + baseName(bad.file) + ":" + itoa(between(r, 12, 300)) + ": " + msg + "\n")
-			b.WriteString("FAIL\nFAIL\t" + p.module + "/internal/" + mod + "\t" + secs(r, 3, 900) + "s\n")
+		}
+		if bad == nil {
+			return b.String(), 0
 		}
 		b.WriteString("FAIL\n")
 		return b.String(), 1
@@ -141,63 +123,56 @@ var goTest = &runner{
 var jest = &runner{
 	name: "jest",
 	cmds: []string{"npx jest", "npm test", "npm test -- {target}", "npx jest --ci"},
-	pass: func(r *rand.Rand, p *project, tests []testCase) string {
+	run: func(r *rand.Rand, p *project, tests []testCase, bad *testCase, msg string) (string, int) {
 		var b strings.Builder
 		files, _ := byFile(tests)
-		for _, f := range files {
-			b.WriteString(" PASS  " + f)
-			if chance(r, 0.3) {
-				b.WriteString(" (" + secs(r, 1000, 6000) + " s)")
-			}
-			b.WriteByte('\n')
+		line := 0
+		if bad != nil {
+			line = between(r, 10, 200)
 		}
-		b.WriteString("\nTest Suites: " + itoa(len(files)) + " passed, " + itoa(len(files)) + " total\nTests:       " + itoa(len(tests)) + " passed, " + itoa(len(tests)) + " total\n")
-		b.WriteString("Snapshots:   0 total\nTime:        " + secs(r, 900, 9000) + " s\nRan all test suites.\n")
-		return b.String()
-	},
-	fail: func(r *rand.Rand, p *project, tests []testCase, bad testCase, msg string) (string, int) {
-		var b strings.Builder
-		files, _ := byFile(tests)
-		line := between(r, 10, 200)
 		for _, f := range files {
-			if f != bad.file {
-				b.WriteString(" PASS  " + f + "\n")
+			if bad == nil || f != bad.file {
+				b.WriteString(" PASS  " + f)
+				if bad == nil && chance(r, 0.3) {
+					b.WriteString(" (" + secs(r, 1000, 6000) + " s)")
+				}
+				b.WriteByte('\n')
 				continue
 			}
 			b.WriteString(" FAIL  " + f + "\n  ● " + modOf(f) + " › " + bad.name + "\n\n    " + msg + "\n\n")
 			b.WriteString("      " + itoa(line) + " |   it(\"" + bad.name + "\", () => {\n    > " + itoa(line+1) + " |     expect(" + bad.fn + "(fixture)).toEqual(expected);\n         |                                ^\n\n")
 			b.WriteString("      at Object.<anonymous> (" + f + ":" + itoa(line+1) + ":32)\n\n")
 		}
-		b.WriteString("Test Suites: 1 failed, " + itoa(len(files)-1) + " passed, " + itoa(len(files)) + " total\nTests:       1 failed, " + itoa(len(tests)-1) + " passed, " + itoa(len(tests)) + " total\n")
+		code := 0
+		if bad == nil {
+			b.WriteString("\nTest Suites: " + itoa(len(files)) + " passed, " + itoa(len(files)) + " total\nTests:       " + itoa(len(tests)) + " passed, " + itoa(len(tests)) + " total\n")
+		} else {
+			b.WriteString("Test Suites: 1 failed, " + itoa(len(files)-1) + " passed, " + itoa(len(files)) + " total\nTests:       1 failed, " + itoa(len(tests)-1) + " passed, " + itoa(len(tests)) + " total\n")
+			code = 1
+		}
 		b.WriteString("Snapshots:   0 total\nTime:        " + secs(r, 900, 9000) + " s\nRan all test suites.\n")
-		return b.String(), 1
+		return b.String(), code
 	},
 }
 
 var vitest = &runner{
 	name: "vitest",
 	cmds: []string{"npx vitest run", "pnpm test", "pnpm vitest run {target}"},
-	pass: func(r *rand.Rand, p *project, tests []testCase) string {
+	run: func(r *rand.Rand, p *project, tests []testCase, bad *testCase, msg string) (string, int) {
 		var b strings.Builder
 		files, counts := byFile(tests)
 		b.WriteString("\n RUN  v2.0.5 " + p.root + "\n\n")
 		for _, f := range files {
-			b.WriteString(" ✓ " + f + " (" + itoa(counts[f]) + " tests) " + itoa(between(r, 2, 90)) + "ms\n")
-		}
-		b.WriteString("\n Test Files  " + itoa(len(files)) + " passed (" + itoa(len(files)) + ")\n      Tests  " + itoa(len(tests)) + " passed (" + itoa(len(tests)) + ")\n")
-		b.WriteString("   Duration  " + secs(r, 400, 4000) + "s\n")
-		return b.String()
-	},
-	fail: func(r *rand.Rand, p *project, tests []testCase, bad testCase, msg string) (string, int) {
-		var b strings.Builder
-		files, counts := byFile(tests)
-		b.WriteString("\n RUN  v2.0.5 " + p.root + "\n\n")
-		for _, f := range files {
-			if f == bad.file {
+			if bad != nil && f == bad.file {
 				b.WriteString(" ❯ " + f + " (" + itoa(counts[f]) + " tests | 1 failed) " + itoa(between(r, 2, 90)) + "ms\n   × " + bad.name + "\n     → " + msg + "\n")
 				continue
 			}
 			b.WriteString(" ✓ " + f + " (" + itoa(counts[f]) + " tests) " + itoa(between(r, 2, 90)) + "ms\n")
+		}
+		if bad == nil {
+			b.WriteString("\n Test Files  " + itoa(len(files)) + " passed (" + itoa(len(files)) + ")\n      Tests  " + itoa(len(tests)) + " passed (" + itoa(len(tests)) + ")\n")
+			b.WriteString("   Duration  " + secs(r, 400, 4000) + "s\n")
+			return b.String(), 0
 		}
 		b.WriteString("\n⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯\n\n FAIL  " + bad.file + " > " + modOf(bad.file) + " > " + bad.name + "\nAssertionError: " + msg + "\n\n")
 		b.WriteString(" Test Files  1 failed | " + itoa(len(files)-1) + " passed (" + itoa(len(files)) + ")\n      Tests  1 failed | " + itoa(len(tests)-1) + " passed (" + itoa(len(tests)) + ")\n")
@@ -208,26 +183,22 @@ var vitest = &runner{
 var cargoTest = &runner{
 	name: "cargo test",
 	cmds: []string{"cargo test", "cargo test --test {target}", "cargo test -- --nocapture"},
-	pass: func(r *rand.Rand, p *project, tests []testCase) string {
+	run: func(r *rand.Rand, p *project, tests []testCase, bad *testCase, msg string) (string, int) {
 		var b strings.Builder
-		cargoHeader(&b, r, p)
+		b.WriteString("   Compiling " + p.name + " v0.4.2 (" + p.root + ")\n")
+		b.WriteString("    Finished `test` profile [unoptimized + debuginfo] target(s) in " + secs(r, 800, 30000) + "s\n")
+		b.WriteString("     Running unittests src/lib.rs (target/debug/deps/" + strings.ReplaceAll(p.name, "-", "_") + "-" + cut(r, hexPool, 16) + ")\n\n")
 		b.WriteString("running " + itoa(len(tests)) + " tests\n")
 		for _, t := range tests {
-			b.WriteString("test " + t.name + " ... ok\n")
-		}
-		b.WriteString("\ntest result: ok. " + itoa(len(tests)) + " passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in " + secs(r, 5, 900) + "s\n")
-		return b.String()
-	},
-	fail: func(r *rand.Rand, p *project, tests []testCase, bad testCase, msg string) (string, int) {
-		var b strings.Builder
-		cargoHeader(&b, r, p)
-		b.WriteString("running " + itoa(len(tests)) + " tests\n")
-		for _, t := range tests {
-			if t == bad {
+			if bad != nil && t == *bad {
 				b.WriteString("test " + t.name + " ... FAILED\n")
 			} else {
 				b.WriteString("test " + t.name + " ... ok\n")
 			}
+		}
+		if bad == nil {
+			b.WriteString("\ntest result: ok. " + itoa(len(tests)) + " passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in " + secs(r, 5, 900) + "s\n")
+			return b.String(), 0
 		}
 		b.WriteString("\nfailures:\n\n---- " + bad.name + " stdout ----\n\nthread '" + bad.name + "' panicked at " + bad.file + ":" + itoa(between(r, 10, 200)) + ":5:\n" + msg + "\n")
 		b.WriteString("note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\nfailures:\n    " + bad.name + "\n\n")
@@ -236,77 +207,55 @@ var cargoTest = &runner{
 	},
 }
 
-func cargoHeader(b *strings.Builder, r *rand.Rand, p *project) {
-	b.WriteString("   Compiling " + p.name + " v0.4.2 (" + p.root + ")\n")
-	b.WriteString("    Finished `test` profile [unoptimized + debuginfo] target(s) in " + secs(r, 800, 30000) + "s\n")
-	b.WriteString("     Running unittests src/lib.rs (target/debug/deps/" + strings.ReplaceAll(p.name, "-", "_") + "-" + cut(r, hexPool, 16) + ")\n\n")
-}
-
 var unityMake = &runner{
 	name: "make test",
 	cmds: []string{"make test", "make check", "make -j4 test"},
-	pass: func(r *rand.Rand, p *project, tests []testCase) string {
+	run: func(r *rand.Rand, p *project, tests []testCase, bad *testCase, msg string) (string, int) {
 		var b strings.Builder
-		makeCompile(&b, p)
-		b.WriteString("./build/test_runner\n")
-		for _, t := range tests {
-			b.WriteString(t.file + ":" + itoa(between(r, 10, 300)) + ":" + t.name + ":PASS\n")
+		for _, mod := range p.mods {
+			b.WriteString("cc -std=c11 -Wall -Wextra -O2 -Iinclude -c src/" + mod + ".c -o build/" + mod + ".o\n")
 		}
-		b.WriteString("\n-----------------------\n" + itoa(len(tests)) + " Tests 0 Failures 0 Ignored \nOK\n")
-		return b.String()
-	},
-	fail: func(r *rand.Rand, p *project, tests []testCase, bad testCase, msg string) (string, int) {
-		var b strings.Builder
-		makeCompile(&b, p)
+		b.WriteString("cc -o build/test_runner build/*.o tests/*.c vendor/unity/unity.c\n")
 		b.WriteString("./build/test_runner\n")
 		for _, t := range tests {
-			if t == bad {
+			if bad != nil && t == *bad {
 				b.WriteString(t.file + ":" + itoa(between(r, 10, 300)) + ":" + t.name + ":FAIL: " + msg + "\n")
 			} else {
 				b.WriteString(t.file + ":" + itoa(between(r, 10, 300)) + ":" + t.name + ":PASS\n")
 			}
+		}
+		if bad == nil {
+			b.WriteString("\n-----------------------\n" + itoa(len(tests)) + " Tests 0 Failures 0 Ignored \nOK\n")
+			return b.String(), 0
 		}
 		b.WriteString("\n-----------------------\n" + itoa(len(tests)) + " Tests 1 Failures 0 Ignored \nFAIL\nmake: *** [Makefile:" + itoa(between(r, 20, 60)) + ": test] Error 1\n")
 		return b.String(), 2
 	},
 }
 
-func makeCompile(b *strings.Builder, p *project) {
-	for _, mod := range p.mods {
-		b.WriteString("cc -std=c11 -Wall -Wextra -O2 -Iinclude -c src/" + mod + ".c -o build/" + mod + ".o\n")
-	}
-	b.WriteString("cc -o build/test_runner build/*.o tests/*.c vendor/unity/unity.c\n")
-}
-
 var ctest = &runner{
 	name: "ctest",
 	cmds: []string{"ctest --test-dir build", "cmake --build build && ctest --test-dir build --output-on-failure"},
-	pass: func(r *rand.Rand, p *project, tests []testCase) string {
-		var b strings.Builder
-		files, _ := byFile(tests)
-		b.WriteString("Test project " + p.root + "/build\n")
-		for i, f := range files {
-			name := modOf(f) + "_tests"
-			b.WriteString("    Start " + itoa(i+1) + ": " + name + "\n" + itoa(i+1) + "/" + itoa(len(files)) + " Test #" + itoa(i+1) + ": " + name + " " + strings.Repeat(".", max(3, 30-len(name))) + "   Passed    0.0" + itoa(between(r, 1, 9)) + " sec\n")
-		}
-		b.WriteString("\n100% tests passed, 0 tests failed out of " + itoa(len(files)) + "\n\nTotal Test time (real) =   0." + pad3(between(r, 10, 900)) + " sec\n")
-		return b.String()
-	},
-	fail: func(r *rand.Rand, p *project, tests []testCase, bad testCase, msg string) (string, int) {
+	run: func(r *rand.Rand, p *project, tests []testCase, bad *testCase, msg string) (string, int) {
 		var b strings.Builder
 		files, _ := byFile(tests)
 		b.WriteString("Test project " + p.root + "/build\n")
 		badIdx := 0
 		for i, f := range files {
 			name := modOf(f) + "_tests"
+			failed := bad != nil && f == bad.file
 			status := "   Passed"
-			if f == bad.file {
+			if failed {
 				status, badIdx = "***Failed", i+1
 			}
 			b.WriteString("    Start " + itoa(i+1) + ": " + name + "\n" + itoa(i+1) + "/" + itoa(len(files)) + " Test #" + itoa(i+1) + ": " + name + " " + strings.Repeat(".", max(3, 30-len(name))) + status + "    0.0" + itoa(between(r, 1, 9)) + " sec\n")
-			if f == bad.file {
+			if failed {
 				b.WriteString(bad.file + ":" + itoa(between(r, 10, 300)) + ": " + bad.name + ": " + msg + "\n")
 			}
+		}
+		if bad == nil {
+			b.WriteString("\n100% tests passed, 0 tests failed out of " + itoa(len(files)) + "\n\nTotal Test time (real) =   0." + pad3(between(r, 10, 900)) + " sec\n")
+			return b.String(), 0
 		}
 		pct := (len(files) - 1) * 100 / max(1, len(files))
 		b.WriteString("\n" + itoa(pct) + "% tests passed, 1 tests failed out of " + itoa(len(files)) + "\n\nThe following tests FAILED:\n\t  " + itoa(badIdx) + " - " + modOf(bad.file) + "_tests (Failed)\nErrors while running CTest\n")

@@ -118,7 +118,7 @@ func (s *sess) grepOut(ident string) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// fail picks a failing test of a module with its message.
+// failing picks a failing test of a module with its message.
 func (s *sess) failing(mod string) (testCase, string) {
 	t := pick(s.rng, s.proj.testsOf(mod))
 	return t, failMsg(s.rng, s.proj.lang, t.fn)

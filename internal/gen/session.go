@@ -146,8 +146,8 @@ type call struct {
 	input       []byte
 	out         string
 	isErr       bool
-	listContent bool   // result content as a list of text blocks (Task)
-	tur         []byte // toolUseResult: UI data beside the result, never context
+	listContent bool                // result content as a list of text blocks (Task)
+	tur         func([]byte) []byte // appends toolUseResult: UI data beside the result, never context
 	durMs       int
 	longRun     bool // prints bash progress while it runs
 	run         func(c *call)
@@ -211,7 +211,6 @@ func (st *step) done() {
 	for _, b := range st.blocks {
 		output += blockTokens(&b)
 	}
-	f.calls++
 	f.exp.APICalls++
 	f.exp.Messages++
 	f.peak(ctx)
@@ -219,18 +218,14 @@ func (st *step) done() {
 	msgID := apiID(s.rng, "msg_01", 22)
 	reqID := apiID(s.rng, "req_011C", 20)
 	early := min(int64(between(s.rng, 1, 12)), output)
-	bb := make([]byte, 0, 1024)
-	ub := make([]byte, 0, 256)
 	var calls []*call
 	for i, b := range st.blocks {
 		s.tick(250, 2_500)
 		last := i == len(st.blocks)-1
-		out := early
+		u := callUsage{input: input, create: create, read: read, output: early}
 		if last {
-			out = output
+			u.output = output
 		}
-		ub = f.usage(ub[:0], input, create, read, out)
-		bb = appendBlock(bb[:0], &b, s.prof.caller)
 		stop := ""
 		if last && !s.prof.threaded {
 			stop = "end_turn"
@@ -238,10 +233,10 @@ func (st *step) done() {
 				stop = "tool_use"
 			}
 		}
-		u := newUUID(s.rng)
-		f.assistantLine(u, msgID, reqID, bb, ub, stop)
+		id := newUUID(s.rng)
+		f.assistantLine(id, msgID, reqID, &b, u, stop)
 		if b.kind == kTool {
-			b.c.lineUUID = u
+			b.c.lineUUID = id
 			calls = append(calls, b.c)
 			if len(calls) == 1 {
 				s.preToolHooks(b.c)
@@ -359,12 +354,11 @@ func (s *sess) compact() {
 	s.tick(20_000, 90_000)
 
 	aid := "acompact-" + hexID(s.rng, 6)
-	cf, err := s.newFile(s.subagentPath(aid), true, aid, f.model)
+	cf, err := s.newFile(s.subagentPath(aid), true, aid, f.exp.Model)
 	if err != nil {
 		s.fail(err)
 	} else {
 		cf.exp.Kind = "compaction-call"
-		cf.exp.Model = f.model
 		cf.last = parent
 		prompt := compactPrompt
 		cf.prompt(prompt)
@@ -376,18 +370,14 @@ func (s *sess) compact() {
 		cf.exp.APICalls++
 		cf.exp.Messages++
 		cf.peak(read + create + input)
-		bb := appendBlock(nil, &blk{kind: kText, text: reply}, false)
-		ub := cf.usage(nil, input, create, read, out)
-		cf.assistantLine(newUUID(s.rng), apiID(s.rng, "msg_01", 22), apiID(s.rng, "req_011C", 20), bb, ub, "")
+		cf.assistantLine(newUUID(s.rng), apiID(s.rng, "msg_01", 22), apiID(s.rng, "req_011C", 20),
+			&blk{kind: kText, text: reply}, callUsage{input: input, create: create, read: read, output: out}, "")
 		s.closeFile(cf)
 	}
 
 	f.boundary("This session continues an earlier conversation that ran out of context. The summary below covers the earlier part of it.\n\n" + summary)
 	if s.prof.hooks {
-		tid := newUUID(s.rng)
-		for _, h := range []string{"~/.claude/hooks/session-start.sh", "git status --short"} {
-			f.hook("SessionStart", "compact", h, tid)
-		}
+		f.sessionStart("compact")
 	}
 }
 

@@ -37,16 +37,22 @@ func fill(tmpl string, kv ...string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(tmpl) + 32)
+	fillTo(&b, tmpl, kv...)
+	return b.String()
+}
+
+// fillTo writes fill(tmpl, kv...) to b.
+func fillTo(b *strings.Builder, tmpl string, kv ...string) {
 	for {
 		i := strings.IndexByte(tmpl, '{')
 		if i < 0 {
 			b.WriteString(tmpl)
-			return b.String()
+			return
 		}
 		j := strings.IndexByte(tmpl[i:], '}')
 		if j < 0 {
 			b.WriteString(tmpl)
-			return b.String()
+			return
 		}
 		key := tmpl[i+1 : i+j]
 		if !isIdent(key) {

@@ -5,7 +5,19 @@ import (
 )
 
 // Tool calls as Claude Code records them: the input the model sent, the
-// result text it got back, and the toolUseResult UI record beside it.
+// result text it got back, and the toolUseResult UI record beside it. The
+// toolUseResult is appended straight into the file when the result is
+// written (call.tur); whatever it shows that is random is drawn here, when
+// the call is made.
+
+// errorResult is the toolUseResult of a failed call: "Error: " and msg, as
+// a JSON string.
+func errorResult(msg string) func([]byte) []byte {
+	return func(b []byte) []byte {
+		b = append(b, `"Error: `...)
+		return append(appendEscaped(b, msg), '"')
+	}
+}
 
 // bash runs a shell command. A non-zero exit is an error result whose text
 // starts "Exit code N", as Claude Code writes it.
@@ -21,16 +33,17 @@ func (st *step) bash(cmd, desc, out string, exit int) *step {
 	if exit != 0 {
 		c.isErr = true
 		c.out = "Exit code " + itoa(exit) + "\n" + out
-		c.tur = appendStr(nil, "Error: "+c.out)
+		c.tur = errorResult(c.out)
 		st.s.facts.errors = append(st.s.facts.errors, errorLine(out))
 	} else {
 		c.out = out
-		t := append(make([]byte, 0, len(out)+96), '{')
-		t = kvStr(t, "stdout", out)
-		t = kvStr(t, "stderr", "")
-		t = kvBool(t, "interrupted", false)
-		t = kvBool(t, "isImage", false)
-		c.tur = append(t, '}')
+		c.tur = func(t []byte) []byte {
+			t = kvStr(append(t, '{'), "stdout", out)
+			t = kvStr(t, "stderr", "")
+			t = kvBool(t, "interrupted", false)
+			t = kvBool(t, "isImage", false)
+			return append(t, '}')
+		}
 	}
 	if strings.Count(out, "\n") > 12 {
 		c.longRun = true
@@ -53,15 +66,16 @@ func (st *step) read(rel string) *step {
 	in = append(in, '}')
 	n := int64(strings.Count(content, "\n"))
 	c := &call{name: "Read", input: in, out: numbered(content), durMs: between(s.rng, 5, 120)}
-	t := append(make([]byte, 0, len(content)+len(abs)+128), '{')
-	t = kvStr(t, "type", "text")
-	t = append(appendKey(t, "file"), '{')
-	t = kvStr(t, "filePath", abs)
-	t = kvStr(t, "content", content)
-	t = kvInt(t, "numLines", n)
-	t = kvInt(t, "startLine", 1)
-	t = kvInt(t, "totalLines", n)
-	c.tur = append(t, '}', '}')
+	c.tur = func(t []byte) []byte {
+		t = kvStr(append(t, '{'), "type", "text")
+		t = append(appendKey(t, "file"), '{')
+		t = kvStr(t, "filePath", abs)
+		t = kvStr(t, "content", content)
+		t = kvInt(t, "numLines", n)
+		t = kvInt(t, "startLine", 1)
+		t = kvInt(t, "totalLines", n)
+		return append(t, '}', '}')
+	}
 	s.facts.file(rel)
 	st.add(c)
 	return st
@@ -71,7 +85,7 @@ func (st *step) read(rel string) *step {
 func (st *step) readMissing(rel string) *step {
 	in := kvStr([]byte{'{'}, "file_path", st.s.proj.abs(rel))
 	c := &call{name: "Read", input: append(in, '}'), isErr: true, durMs: 5,
-		out: "<tool_use_error>File does not exist.</tool_use_error>", tur: appendStr(nil, "Error: File does not exist.")}
+		out: "<tool_use_error>File does not exist.</tool_use_error>", tur: errorResult("File does not exist.")}
 	st.add(c)
 	return st
 }
@@ -82,55 +96,56 @@ func (st *step) edit(rel, old, new string) *step {
 	s := st.s
 	abs := s.proj.abs(rel)
 	orig := s.proj.content(s.rng, rel)
-	in := append(make([]byte, 0, len(old)+len(new)+len(abs)+80), '{')
-	in = kvBool(in, "replace_all", false)
-	in = kvStr(in, "file_path", abs)
-	in = kvStr(in, "old_string", old)
-	in = kvStr(in, "new_string", new)
-	in = append(in, '}')
-	c := &call{name: "Edit", input: in, durMs: between(s.rng, 10, 200),
+	c := &call{name: "Edit", input: editInput(abs, old, new), durMs: between(s.rng, 10, 200),
 		out: "The file " + abs + " has been updated successfully."}
-	t := append(make([]byte, 0, len(orig)+2*len(old)+2*len(new)+256), '{')
-	t = kvStr(t, "filePath", abs)
-	t = kvStr(t, "oldString", old)
-	t = kvStr(t, "newString", new)
-	t = kvStr(t, "originalFile", orig)
-	start := int64(strings.Count(orig[:max(0, strings.Index(orig, old))], "\n") + 1)
-	t = append(appendKey(t, "structuredPatch"), '[', '{')
-	t = kvInt(t, "oldStart", start)
-	t = kvInt(t, "oldLines", int64(strings.Count(old, "\n")+1))
-	t = kvInt(t, "newStart", start)
-	t = kvInt(t, "newLines", int64(strings.Count(new, "\n")+1))
-	var lines []string
-	for _, l := range strings.Split(old, "\n") {
-		lines = append(lines, "-"+l)
+	at := strings.Index(orig, old)
+	start := int64(strings.Count(orig[:max(0, at)], "\n") + 1)
+	c.tur = func(t []byte) []byte {
+		t = kvStr(append(t, '{'), "filePath", abs)
+		t = kvStr(t, "oldString", old)
+		t = kvStr(t, "newString", new)
+		t = kvStr(t, "originalFile", orig)
+		t = append(appendKey(t, "structuredPatch"), '[', '{')
+		t = kvInt(t, "oldStart", start)
+		t = kvInt(t, "oldLines", int64(strings.Count(old, "\n")+1))
+		t = kvInt(t, "newStart", start)
+		t = kvInt(t, "newLines", int64(strings.Count(new, "\n")+1))
+		var lines []string
+		for _, l := range strings.Split(old, "\n") {
+			lines = append(lines, "-"+l)
+		}
+		for _, l := range strings.Split(new, "\n") {
+			lines = append(lines, "+"+l)
+		}
+		t = appendStrArray(appendKey(t, "lines"), lines)
+		t = append(t, '}', ']')
+		t = kvBool(t, "userModified", false)
+		t = kvBool(t, "replaceAll", false)
+		return append(t, '}')
 	}
-	for _, l := range strings.Split(new, "\n") {
-		lines = append(lines, "+"+l)
+	if at >= 0 {
+		s.proj.files[rel] = orig[:at] + new + orig[at+len(old):]
 	}
-	t = appendStrArray(appendKey(t, "lines"), lines)
-	t = append(t, '}', ']')
-	t = kvBool(t, "userModified", false)
-	t = kvBool(t, "replaceAll", false)
-	c.tur = append(t, '}')
-	s.proj.files[rel] = strings.Replace(orig, old, new, 1)
 	s.facts.file(rel)
 	st.add(c)
 	return st
 }
 
-// editMiss is an Edit whose old_string is not in the file.
-func (st *step) editMiss(rel, old, new string) *step {
-	s := st.s
-	in := append(make([]byte, 0, len(old)+len(new)+80), '{')
+// editInput is the input of an Edit call.
+func editInput(abs, old, new string) []byte {
+	in := append(make([]byte, 0, len(old)+len(new)+len(abs)+80), '{')
 	in = kvBool(in, "replace_all", false)
-	in = kvStr(in, "file_path", s.proj.abs(rel))
+	in = kvStr(in, "file_path", abs)
 	in = kvStr(in, "old_string", old)
 	in = kvStr(in, "new_string", new)
-	in = append(in, '}')
+	return append(in, '}')
+}
+
+// editMiss is an Edit whose old_string is not in the file.
+func (st *step) editMiss(rel, old, new string) *step {
 	msg := "String to replace not found in file.\nString: " + old
-	st.add(&call{name: "Edit", input: in, isErr: true, durMs: 10,
-		out: "<tool_use_error>" + msg + "</tool_use_error>", tur: appendStr(nil, "Error: "+msg)})
+	st.add(&call{name: "Edit", input: editInput(st.s.proj.abs(rel), old, new), isErr: true, durMs: 10,
+		out: "<tool_use_error>" + msg + "</tool_use_error>", tur: errorResult(msg)})
 	return st
 }
 
@@ -143,12 +158,13 @@ func (st *step) write(rel, content string) *step {
 	in = kvStr(in, "content", content)
 	in = append(in, '}')
 	c := &call{name: "Write", input: in, durMs: between(s.rng, 10, 200), out: "File created successfully at: " + abs}
-	t := append(make([]byte, 0, len(content)+len(abs)+80), '{')
-	t = kvStr(t, "type", "create")
-	t = kvStr(t, "filePath", abs)
-	t = kvStr(t, "content", content)
-	t = append(appendKey(t, "structuredPatch"), '[', ']')
-	c.tur = append(t, '}')
+	c.tur = func(t []byte) []byte {
+		t = kvStr(append(t, '{'), "type", "create")
+		t = kvStr(t, "filePath", abs)
+		t = kvStr(t, "content", content)
+		t = append(appendKey(t, "structuredPatch"), '[', ']')
+		return append(t, '}')
+	}
 	s.proj.files[rel] = content
 	s.facts.file(rel)
 	st.add(c)
@@ -168,13 +184,14 @@ func (st *step) grep(pattern, path, out string) *step {
 		out = "No matches found"
 	}
 	c := &call{name: "Grep", input: in, out: out, durMs: between(st.s.rng, 20, 400)}
-	t := append(make([]byte, 0, len(out)+96), '{')
-	t = kvStr(t, "mode", "content")
-	t = kvInt(t, "numFiles", 0)
-	t = append(appendKey(t, "filenames"), '[', ']')
-	t = kvStr(t, "content", out)
-	t = kvInt(t, "numLines", int64(strings.Count(out, "\n")+1))
-	c.tur = append(t, '}')
+	c.tur = func(t []byte) []byte {
+		t = kvStr(append(t, '{'), "mode", "content")
+		t = kvInt(t, "numFiles", 0)
+		t = append(appendKey(t, "filenames"), '[', ']')
+		t = kvStr(t, "content", out)
+		t = kvInt(t, "numLines", int64(strings.Count(out, "\n")+1))
+		return append(t, '}')
+	}
 	st.add(c)
 	return st
 }
@@ -187,12 +204,13 @@ func (st *step) glob(pattern string, matches []string) *step {
 		out = "No files found"
 	}
 	c := &call{name: "Glob", input: append(in, '}'), out: out, durMs: between(st.s.rng, 5, 300)}
-	t := append(make([]byte, 0, len(out)+96), '{')
-	t = appendStrArray(appendKey(t, "filenames"), matches)
-	t = kvInt(t, "durationMs", int64(c.durMs))
-	t = kvInt(t, "numFiles", int64(len(matches)))
-	t = kvBool(t, "truncated", false)
-	c.tur = append(t, '}')
+	c.tur = func(t []byte) []byte {
+		t = appendStrArray(appendKey(append(t, '{'), "filenames"), matches)
+		t = kvInt(t, "durationMs", int64(c.durMs))
+		t = kvInt(t, "numFiles", int64(len(matches)))
+		t = kvBool(t, "truncated", false)
+		return append(t, '}')
+	}
 	st.add(c)
 	return st
 }
@@ -216,16 +234,18 @@ func (st *step) webSearch(query string, links []link, digest string) *step {
 	lj = append(lj, ']')
 	out := "Web search results for query: \"" + query + "\"\n\nLinks: " + string(lj) + "\n\n" + digest
 	c := &call{name: "WebSearch", input: append(in, '}'), out: out, durMs: between(st.s.rng, 2_000, 9_000)}
-	t := append(make([]byte, 0, len(out)+128), '{')
-	t = kvStr(t, "query", query)
-	t = append(appendKey(t, "results"), '[', '{')
-	t = kvStr(t, "tool_use_id", apiID(st.s.rng, "srvtoolu_01", 22))
-	t = kvRaw(t, "content", lj)
-	t = append(t, '}', ',')
-	t = appendStr(t, digest)
-	t = append(t, ']')
-	t = kvInt(t, "durationSeconds", int64(c.durMs/1000))
-	c.tur = append(t, '}')
+	srvID := apiID(st.s.rng, "srvtoolu_01", 22)
+	c.tur = func(t []byte) []byte {
+		t = kvStr(append(t, '{'), "query", query)
+		t = append(appendKey(t, "results"), '[', '{')
+		t = kvStr(t, "tool_use_id", srvID)
+		t = kvRaw(t, "content", lj)
+		t = append(t, '}', ',')
+		t = appendStr(t, digest)
+		t = append(t, ']')
+		t = kvInt(t, "durationSeconds", int64(c.durMs/1000))
+		return append(t, '}')
+	}
 	st.add(c)
 	return st
 }
@@ -241,19 +261,21 @@ func (st *step) webFetch(url, prompt, out string, code int) *step {
 	if code != 200 {
 		c.isErr = true
 		c.out = "Request failed with status code " + itoa(code)
-		c.tur = appendStr(nil, "Error: "+c.out)
+		c.tur = errorResult(c.out)
 		st.add(c)
 		return st
 	}
 	c.out = out
-	t := append(make([]byte, 0, len(out)+128), '{')
-	t = kvInt(t, "bytes", int64(between(st.s.rng, 8_000, 400_000)))
-	t = kvInt(t, "code", 200)
-	t = kvStr(t, "codeText", "OK")
-	t = kvStr(t, "result", out)
-	t = kvInt(t, "durationMs", int64(c.durMs))
-	t = kvStr(t, "url", url)
-	c.tur = append(t, '}')
+	size := int64(between(st.s.rng, 8_000, 400_000))
+	c.tur = func(t []byte) []byte {
+		t = kvInt(append(t, '{'), "bytes", size)
+		t = kvInt(t, "code", 200)
+		t = kvStr(t, "codeText", "OK")
+		t = kvStr(t, "result", out)
+		t = kvInt(t, "durationMs", int64(c.durMs))
+		t = kvStr(t, "url", url)
+		return append(t, '}')
+	}
 	st.add(c)
 	return st
 }
@@ -278,10 +300,11 @@ func (st *step) todo(items []todoItem) *step {
 	in = append(in, ']', '}')
 	c := &call{name: "TodoWrite", input: in, durMs: 5,
 		out: "Todo list updated. Keep using it to track progress, and carry on with the current task."}
-	t := append(make([]byte, 0, len(in)+32), '{')
-	t = append(appendKey(t, "oldTodos"), '[', ']')
-	t = kvRaw(t, "newTodos", in[len(`{"todos":`):len(in)-1])
-	c.tur = append(t, '}')
+	c.tur = func(t []byte) []byte {
+		t = append(appendKey(append(t, '{'), "oldTodos"), '[', ']')
+		t = kvRaw(t, "newTodos", in[len(`{"todos":`):len(in)-1])
+		return append(t, '}')
+	}
 	st.add(c)
 	return st
 }
@@ -312,18 +335,20 @@ func (st *step) task(kind, desc, prompt string, body func(s *sess) string) *step
 		s.cur = saved
 		s.closeFile(sf)
 		c.out = report
-		t := append(make([]byte, 0, len(report)+len(prompt)+256), '{')
-		t = kvStr(t, "status", "completed")
-		t = kvStr(t, "prompt", prompt)
-		t = kvStr(t, "agentId", aid)
-		t = append(appendKey(t, "content"), '[', '{')
-		t = kvStr(t, "type", "text")
-		t = kvStr(t, "text", report)
-		t = append(t, '}', ']')
-		t = kvInt(t, "totalDurationMs", s.clock-start)
-		t = kvInt(t, "totalTokens", sf.total)
-		t = kvInt(t, "totalToolUseCount", sf.exp.ToolCalls)
-		c.tur = append(t, '}')
+		took, tokens, tools := s.clock-start, sf.total, sf.exp.ToolCalls
+		c.tur = func(t []byte) []byte {
+			t = kvStr(append(t, '{'), "status", "completed")
+			t = kvStr(t, "prompt", prompt)
+			t = kvStr(t, "agentId", aid)
+			t = append(appendKey(t, "content"), '[', '{')
+			t = kvStr(t, "type", "text")
+			t = kvStr(t, "text", report)
+			t = append(t, '}', ']')
+			t = kvInt(t, "totalDurationMs", took)
+			t = kvInt(t, "totalTokens", tokens)
+			t = kvInt(t, "totalToolUseCount", tools)
+			return append(t, '}')
+		}
 	}
 	st.add(c)
 	return st

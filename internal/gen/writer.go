@@ -53,14 +53,12 @@ type tfile struct {
 	side bool   // a subagent (sidechain) file
 	last string // uuid of the newest tree record, the next record's parent
 
-	exp Expect
+	exp Expect // also holds the file's model
 
-	model     string
 	system    int64 // fixed overhead of every call
 	total     int64 // context the next call would send
 	cached    int64 // prefix the next call reads from the cache
-	calls     int
-	newPrompt bool // a prompt came since the last call
+	newPrompt bool  // a prompt came since the last call
 }
 
 func (s *sess) newFile(path string, side bool, agentID, model string) (*tfile, error) {
@@ -68,7 +66,7 @@ func (s *sess) newFile(path string, side bool, agentID, model string) (*tfile, e
 	if err != nil {
 		return nil, err
 	}
-	f := &tfile{s: s, w: w, side: side, model: model, buf: (*bufPool.Get().(*[]byte))[:0]}
+	f := &tfile{s: s, w: w, side: side, buf: (*bufPool.Get().(*[]byte))[:0]}
 	f.exp.Path = path
 	f.exp.SessionID = s.id
 	f.exp.Model = model
@@ -151,13 +149,10 @@ func (f *tfile) close() error {
 
 // tail appends uuid and timestamp, the fields every tree record ends with.
 func (f *tfile) tail(b []byte, uuid string) []byte {
-	b = kvStr(b, "uuid", uuid)
-	b = appendKey(b, "timestamp")
-	b = append(b, '"')
-	b = appendTime(b, f.s.clock)
-	return append(b, '"')
+	return f.timestampKV(kvStr(b, "uuid", uuid))
 }
 
+// timestampKV appends the time of the newest record.
 func (f *tfile) timestampKV(b []byte) []byte {
 	b = appendKey(b, "timestamp")
 	b = append(b, '"')
@@ -209,6 +204,8 @@ func (f *tfile) progress(data []byte, toolUseID, parentToolUseID string) {
 	f.s.tick(1, 40)
 }
 
+// hook writes the progress record of one hook command run for event
+// (tool: the tool or the SessionStart source, "" for none).
 func (f *tfile) hook(event, tool, command, toolUseID string) {
 	d := append(make([]byte, 0, 160), '{')
 	d = kvStr(d, "type", "hook_progress")
@@ -223,7 +220,16 @@ func (f *tfile) hook(event, tool, command, toolUseID string) {
 	f.progress(d, toolUseID, toolUseID)
 }
 
-// system writes a system record of a subtype readers ignore.
+// sessionStart writes the SessionStart hook records of a session's start or
+// of its resumption after a compaction (source "startup" or "compact").
+func (f *tfile) sessionStart(source string) {
+	id := newUUID(f.s.rng)
+	for _, h := range []string{"~/.claude/hooks/session-start.sh", "git status --short"} {
+		f.hook("SessionStart", source, h, id)
+	}
+}
+
+// sysRecord writes a system record of a subtype readers ignore.
 func (f *tfile) sysRecord(subtype string, extra func(b []byte) []byte) {
 	u := newUUID(f.s.rng)
 	b := f.begin(f.last)
@@ -286,22 +292,26 @@ func (f *tfile) metaText(text string) {
 	f.total += MessageTokens + BlockTokens + proseTokens(len(text))
 }
 
-// usage appends the usage object of a call.
-func (f *tfile) usage(b []byte, input, create, read, output int64) []byte {
+// callUsage is the token split a response line reports: the context the
+// call sent (uncached input, cache writes, cache reads) and its output.
+type callUsage struct{ input, create, read, output int64 }
+
+// usage appends the usage object of a response line.
+func (f *tfile) usage(b []byte, u callUsage) []byte {
 	b = append(b, '{')
-	b = kvInt(b, "input_tokens", input)
-	b = kvInt(b, "cache_creation_input_tokens", create)
-	b = kvInt(b, "cache_read_input_tokens", read)
+	b = kvInt(b, "input_tokens", u.input)
+	b = kvInt(b, "cache_creation_input_tokens", u.create)
+	b = kvInt(b, "cache_read_input_tokens", u.read)
 	b = append(appendKey(b, "cache_creation"), '{')
 	if f.s.prof.ttl1h && !f.side {
 		b = kvInt(b, "ephemeral_5m_input_tokens", 0)
-		b = kvInt(b, "ephemeral_1h_input_tokens", create)
+		b = kvInt(b, "ephemeral_1h_input_tokens", u.create)
 	} else {
-		b = kvInt(b, "ephemeral_5m_input_tokens", create)
+		b = kvInt(b, "ephemeral_5m_input_tokens", u.create)
 		b = kvInt(b, "ephemeral_1h_input_tokens", 0)
 	}
 	b = append(b, '}')
-	b = kvInt(b, "output_tokens", output)
+	b = kvInt(b, "output_tokens", u.output)
 	b = kvStr(b, "service_tier", "standard")
 	if f.s.prof.geo {
 		b = kvStr(b, "inference_geo", "not_available")
@@ -310,19 +320,19 @@ func (f *tfile) usage(b []byte, input, create, read, output int64) []byte {
 }
 
 // assistantLine writes one line of an API response holding one block.
-func (f *tfile) assistantLine(uuid, msgID, reqID string, block, usage []byte, stop string) {
+func (f *tfile) assistantLine(uuid, msgID, reqID string, x *blk, u callUsage, stop string) {
 	b := f.begin(f.last)
 	b = append(appendKey(b, "message"), '{')
-	b = kvStr(b, "model", f.model)
+	b = kvStr(b, "model", f.exp.Model)
 	b = kvStr(b, "id", msgID)
 	b = kvStr(b, "type", "message")
 	b = kvStr(b, "role", "assistant")
 	b = append(appendKey(b, "content"), '[')
-	b = append(b, block...)
+	b = appendBlock(b, x, f.s.prof.caller)
 	b = append(b, ']')
 	b = kvStrOrNull(b, "stop_reason", stop)
 	b = kvNull(b, "stop_sequence")
-	b = kvRaw(b, "usage", usage)
+	b = f.usage(appendKey(b, "usage"), u)
 	b = append(b, '}')
 	b = kvStr(b, "requestId", reqID)
 	b = kvStr(b, "type", "assistant")
@@ -355,7 +365,7 @@ func (f *tfile) result(c *call, parent string) {
 	b = append(b, '}', ']', '}')
 	b = f.tail(b, u)
 	if c.tur != nil {
-		b = kvRaw(b, "toolUseResult", c.tur)
+		b = c.tur(appendKey(b, "toolUseResult"))
 	}
 	if f.s.prof.threaded {
 		b = kvStr(b, "sourceToolAssistantUUID", c.lineUUID)
