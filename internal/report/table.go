@@ -106,6 +106,16 @@ type Formats struct {
 	HTML     bool
 }
 
+// A Parquet writer holds its row group's pages in memory until the group
+// is flushed, and a page buffer per column: with the library's defaults (one
+// row group per file, 256 KiB pages) a run's memory grew with the corpus
+// (1 GiB of generated sessions: 213 MB peak RSS against 60 MB without
+// Parquet). These bounds keep it flat (95 MB) for files 3–8 % larger.
+const (
+	rowGroupRows   = 16384
+	pageBufferSize = 32 << 10
+)
+
 // Table writes rows of type T to NAME.csv and NAME.parquet in a directory.
 type Table[T any] struct {
 	name  string
@@ -180,7 +190,8 @@ func NewTable[T any](dir, name string, formats Formats) (*Table[T], error) {
 		t.files = append(t.files, p)
 		t.pqb = bufio.NewWriterSize(p.f, 256<<10)
 		t.pq = parquet.NewGenericWriter[T](t.pqb, parquet.Compression(&parquet.Zstd),
-			parquet.CreatedBy("compactbench", "", ""))
+			parquet.CreatedBy("compactbench", "", ""),
+			parquet.MaxRowsPerRowGroup(rowGroupRows), parquet.PageBufferSize(pageBufferSize))
 	}
 	return t, nil
 }

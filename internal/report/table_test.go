@@ -35,7 +35,7 @@ func TestTableRoundTrip(t *testing.T) {
 		{Path: "a,b.jsonl", N: 3, Ratio: 0.625, OK: true, Opt: f64(1.5)},
 		{Path: "quote\"d\nline", N: -1, Ratio: 1e-7, OK: false},
 	}
-	for i := 0; i < 5000; i++ { // more than one Parquet flush
+	for i := 0; i < 2*rowGroupRows+5000; i++ { // several Parquet flushes and row groups
 		rows = append(rows, sampleRow{Path: "p", N: int64(i), Ratio: float64(i) / 3})
 	}
 	if err := tb.Write(rows...); err != nil {
@@ -76,6 +76,21 @@ func TestTableRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(back, rows) {
 		t.Errorf("parquet rows differ: first %+v", back[:2])
+	}
+	// Row groups are bounded, so a writer's memory does not grow with the
+	// table.
+	pf, err := os.Open(filepath.Join(dir, "sample.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	fi, _ := pf.Stat()
+	meta, err := parquet.OpenFile(pf, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if groups, want := len(meta.RowGroups()), (len(rows)+rowGroupRows-1)/rowGroupRows; groups != want {
+		t.Errorf("%d row groups, want %d of at most %d rows", groups, want, rowGroupRows)
 	}
 	if Columns[sampleRow]()[4] != "opt" {
 		t.Errorf("columns = %v", Columns[sampleRow]())
