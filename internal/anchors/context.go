@@ -129,7 +129,7 @@ func contextOf(t *transcript.Turn) turnContext {
 			if nl { // Rust's lines() drops the \r of a \r\n ending only
 				line = strings.TrimSuffix(line, "\r")
 			}
-			c.errors = append(c.errors, firstRunes(line, 100))
+			c.errors = append(c.errors, transcript.FirstRunes(line, 100))
 		}
 		lower := lowerForASCII(r.Output)
 		if strings.Contains(lower, "test") {
@@ -144,7 +144,7 @@ func contextOf(t *transcript.Turn) turnContext {
 	for _, m := range goalMarkers {
 		if strings.Contains(lower, m) {
 			first, _, _ := strings.Cut(t.UserMessage, ".")
-			c.goal, c.isGoal = firstRunes(first, 100), true
+			c.goal, c.isGoal = transcript.FirstRunes(first, 100), true
 			break
 		}
 	}
@@ -198,19 +198,7 @@ func foldContext(cs []turnContext, turns []transcript.Turn) PreservationContext 
 	}
 	pc.LastUserIntent = "Continue conversation"
 	if len(turns) > 0 {
-		pc.LastUserIntent = firstRunes(turns[len(turns)-1].UserMessage, 200)
+		pc.LastUserIntent = transcript.FirstRunes(turns[len(turns)-1].UserMessage, 200)
 	}
 	return pc
-}
-
-// firstRunes returns s cut to its first n code points.
-func firstRunes(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
 }

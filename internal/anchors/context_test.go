@@ -37,7 +37,7 @@ func TestExtractContext(t *testing.T) {
 		ErrorStates:  []string{"error[E0308]: mismatched types", ""},
 		// turn 2's "tests FAILED" lower-cases to "tests failed": failing.
 		BuildStatus:    BuildFailing,
-		LastUserIntent: firstRunes("help me with "+long, 200),
+		LastUserIntent: transcript.FirstRunes("help me with "+long, 200),
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %#v\nwant %#v", got, want)

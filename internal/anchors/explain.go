@@ -158,8 +158,8 @@ func inFileOrder(ns []*cnode) []*cnode {
 }
 
 func textHead(what, s string) string {
-	head := strings.Join(strings.Fields(firstRunes(s, 60)), " ")
-	if len(s) > len(firstRunes(s, 60)) {
+	head := strings.Join(strings.Fields(transcript.FirstRunes(s, 60)), " ")
+	if len(s) > len(transcript.FirstRunes(s, 60)) {
 		head += "…"
 	}
 	return fmt.Sprintf("%s (%d bytes): %q", what, len(s), head)

@@ -55,7 +55,7 @@ func TurnOutcome(t *transcript.Turn, anchors []Anchor, style SummaryStyle) strin
 		if !anchors[i].Synthetic && anchors[i].Timestamp == t.Timestamp {
 			resp := t.AssistantResponse
 			if style == StyleFSpec {
-				resp = firstRunes(resp, 500)
+				resp = transcript.FirstRunes(resp, 500)
 			}
 			return "[ANCHOR] " + resp
 		}
@@ -80,7 +80,7 @@ func TurnOutcome(t *transcript.Turn, anchors []Anchor, style SummaryStyle) strin
 	}
 	first, _, _ := strings.Cut(t.AssistantResponse, ".")
 	if style == StyleFSpec {
-		first = firstRunes(first, 150)
+		first = transcript.FirstRunes(first, 150)
 	}
 	return mark + " " + info + first
 }

@@ -213,20 +213,5 @@ func firstSentence(s string, n int) string {
 	if ss := sentences(s); len(ss) > 0 {
 		s = ss[0]
 	}
-	return clipRunes(collapseSpace(s), n)
-}
-
-// clipRunes keeps at most n characters (the seeds' chars().take(n)).
-func clipRunes(s string, n int) string {
-	if n <= 0 {
-		return s
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
+	return transcript.FirstRunes(collapseSpace(s), n)
 }

@@ -218,3 +218,16 @@ func (t *Transcript) Calls() []int {
 	}
 	return idx
 }
+
+// FirstRunes returns s cut to its first n code points (the seeds'
+// chars().take(n)); n <= 0 gives "".
+func FirstRunes(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}

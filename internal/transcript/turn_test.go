@@ -136,3 +136,22 @@ func TestInputFields(t *testing.T) {
 		}
 	}
 }
+
+func TestFirstRunes(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"héllo wörld", 4, "héll"},
+		{"héllo", 5, "héllo"},
+		{"héllo", 9, "héllo"},
+		{"日本語テキスト", 3, "日本語"},
+		{"abc", 0, ""},
+		{"", 3, ""},
+	} {
+		if got := FirstRunes(tc.s, tc.n); got != tc.want {
+			t.Errorf("FirstRunes(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
