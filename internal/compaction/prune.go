@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
@@ -27,7 +28,7 @@ func init() {
 		Doc: "clear old tool outputs beyond a protected 40k-token tail when at least 20k can be freed, then summarize if still over",
 		Params: func() any {
 			return &PruneParams{Protect: 40_000, Minimum: 20_000, SkipTurns: 2, OutputReserve: 20_000,
-				Placeholder: "[Old tool result content cleared]", Ruler: "chars4"}
+				Placeholder: tokens.MicrocompactPlaceholder, Ruler: "chars4"}
 		},
 		New: func(p any) Strategy { return &prune{p: *p.(*PruneParams)} },
 	})

@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
@@ -14,7 +15,7 @@ func init() {
 	register(Spec{
 		ID: "recorded", Source: "the transcript itself",
 		Doc:    "what the recording harness really did: Claude Code compact_boundary + isCompactSummary events, replayed as a strategy row",
-		Params: func() any { return &RecordedParams{Placeholder: "[Old tool result content cleared]"} },
+		Params: func() any { return &RecordedParams{Placeholder: tokens.MicrocompactPlaceholder} },
 		New:    func(p any) Strategy { return &recorded{p: *p.(*RecordedParams)} },
 	})
 }
