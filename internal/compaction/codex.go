@@ -42,10 +42,7 @@ func (c *codex) Trigger(s *Sim) (bool, int) {
 // budget (the one that overflows it is cut to fit), in chronological order,
 // followed by the summary. Every assistant and tool item is dropped.
 func (c *codex) Compact(s *Sim) Outcome {
-	r, err := s.Rulers(c.p.Ruler)
-	if err != nil {
-		r = s.Metric
-	}
+	r := s.Ruler(c.p.Ruler)
 	var keep []Item
 	left := c.p.UserBudget
 	for i := len(s.Ctx) - 1; i >= 0 && left > 0; i-- {

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/compactbench/compactbench/internal/tokens"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -91,6 +92,9 @@ func ParseConfig(data []byte, origin string) (*Config, error) {
 			return nil, fmt.Errorf("%s: params.%s (from line %d): %w", origin, id, node.Line, err)
 		}
 	}
+	if err := c.checkRulers(); err != nil {
+		return nil, fmt.Errorf("%s: params.%w", origin, err)
+	}
 	if f.Prices != nil {
 		c.Prices = append(f.Prices, DefaultPrices()...)
 	}
@@ -135,8 +139,34 @@ func (c *Config) Set(key, value string) error {
 	if !hasParam(p, param) {
 		return fmt.Errorf("%s: strategy %s has no parameter %q (see compactbench strategies)", key, id, param)
 	}
-	if err := strictDecode([]byte(param+": "+value), p); err != nil {
+	v := reflect.ValueOf(p).Elem()
+	was := reflect.ValueOf(v.Interface()) // a copy: a rejected value leaves the config as it was
+	err := strictDecode([]byte(param+": "+value), p)
+	if err == nil {
+		err = c.checkRulers()
+	}
+	if err != nil {
+		v.Set(was)
 		return fmt.Errorf("%s=%s: %w", key, value, err)
+	}
+	return nil
+}
+
+// checkRulers rejects a strategy parameter that names an unknown ruler
+// ("metric" is the run's metric ruler).
+func (c *Config) checkRulers() error {
+	for _, s := range Specs() {
+		p, ok := c.Params[s.ID]
+		if !ok {
+			continue
+		}
+		f := reflect.ValueOf(p).Elem().FieldByName("Ruler")
+		if !f.IsValid() || f.Kind() != reflect.String || f.String() == "metric" {
+			continue
+		}
+		if _, err := tokens.ByName(f.String()); err != nil {
+			return fmt.Errorf("%s.ruler: %w", s.ID, err)
+		}
 	}
 	return nil
 }

@@ -43,6 +43,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"params:\n  window:\n    keep_lst: 4\n", "params.window (from line 3)"},
 		{"params:\n  mask: {keep: many}\n", "cannot unmarshal"},
 		{"params:\n  nope: {x: 1}\n", `line 2: params: unknown strategy "nope"`},
+		{"params:\n  window: {ruler: chars5}\n", `params.window.ruler: unknown ruler "chars5"`},
 	}
 	for _, tc := range tests {
 		_, err := ParseConfig([]byte(tc.yaml), "f.yaml")
@@ -54,7 +55,8 @@ func TestParseConfigErrors(t *testing.T) {
 
 func TestConfigSet(t *testing.T) {
 	c := DefaultConfig()
-	for _, kv := range [][2]string{{"mask.keep", "5"}, {"codelet.cache_discount", "0"}, {"window", "90000"}, {"mode", "once"}} {
+	for _, kv := range [][2]string{{"mask.keep", "5"}, {"codelet.cache_discount", "0"}, {"window", "90000"}, {"mode", "once"},
+		{"prune.ruler", "metric"}, {"window.ruler", "o200k"}} {
 		if err := c.Set(kv[0], kv[1]); err != nil {
 			t.Fatalf("%s=%s: %v", kv[0], kv[1], err)
 		}
@@ -62,10 +64,13 @@ func TestConfigSet(t *testing.T) {
 	if c.Params["mask"].(*MaskParams).Keep != 5 || c.Params["codelet"].(*AnchorParams).CacheDiscount != 0 || c.Window != 90000 || c.Mode != ModeOnce {
 		t.Errorf("config = %+v", c)
 	}
-	for _, bad := range [][2]string{{"mask.kep", "5"}, {"mask", "5"}, {"nope.x", "1"}, {"mask.keep", "lots"}} {
+	for _, bad := range [][2]string{{"mask.kep", "5"}, {"mask", "5"}, {"nope.x", "1"}, {"mask.keep", "lots"}, {"codex.ruler", "bogus"}} {
 		if err := c.Set(bad[0], bad[1]); err == nil {
 			t.Errorf("%s=%s: no error", bad[0], bad[1])
 		}
+	}
+	if c.Params["mask"].(*MaskParams).Keep != 5 || c.Params["codex"].(*CodexParams).Ruler != "chars4" {
+		t.Errorf("a rejected value changed the config: %+v %+v", c.Params["mask"], c.Params["codex"])
 	}
 	if DefaultConfig().Params["mask"].(*MaskParams).Keep != 10 {
 		t.Error("Set changed the defaults")

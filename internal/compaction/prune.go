@@ -36,20 +36,12 @@ func init() {
 
 type prune struct{ p PruneParams }
 
-func (p *prune) ruler(s *Sim) Ruler {
-	r, err := s.Rulers(p.p.Ruler)
-	if err != nil {
-		return s.Metric
-	}
-	return r
-}
-
 // candidates walks the context backwards as opencode's prune does: it skips
 // the newest SkipTurns user turns, stops at a summary or an output pruned
 // before, protects the newest Protect tokens of tool output, and returns the
 // older outputs with the tokens they would free.
 func (p *prune) candidates(s *Sim) (parts [][2]int, freed int) {
-	r := p.ruler(s)
+	r := s.Ruler(p.p.Ruler)
 	turns, total := 0, 0
 loop:
 	for i := len(s.Ctx) - 1; i >= 0; i-- {

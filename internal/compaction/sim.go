@@ -68,6 +68,8 @@ type Sim struct {
 	sc    measureScratch
 	// aux keeps running totals of the context by other rulers (Count).
 	aux []*auxTotal
+	// named caches Ruler's answers.
+	named map[string]Ruler
 	// strip is set for models whose API drops the thinking of earlier turns
 	// (tokens.StripsOldThinking): thinking before the last prompt is not
 	// part of the prompt.
@@ -323,3 +325,23 @@ func (s *Sim) Modify(it Item, blocks []transcript.Block) Item {
 // called marks the upcoming call as made: everything in the context is now
 // a cacheable prefix for the next one.
 func (s *Sim) called() { s.stable = len(s.Ctx) }
+
+// Ruler is the ruler a strategy parameter names, resolved once per replay:
+// Rulers' answer, or the metric ruler when there is none (Config rejects
+// unknown names, so that is a Sim built without Rulers).
+func (s *Sim) Ruler(name string) Ruler {
+	if r, ok := s.named[name]; ok {
+		return r
+	}
+	r := s.Metric
+	if s.Rulers != nil {
+		if named, err := s.Rulers(name); err == nil {
+			r = named
+		}
+	}
+	if s.named == nil {
+		s.named = map[string]Ruler{}
+	}
+	s.named[name] = r
+	return r
+}

@@ -67,10 +67,7 @@ func (w *window) threshold(s *Sim) int {
 // Trigger is seed 004's shouldCompact over [system, ...context]: the system
 // message is the overhead (the recording has no system text).
 func (w *window) Trigger(s *Sim) (bool, int) {
-	r, err := s.Rulers(w.p.Ruler)
-	if err != nil {
-		r = s.Metric
-	}
+	r := s.Ruler(w.p.Ruler)
 	est := s.Overhead + 2 + s.Count(r)
 	if len(s.Ctx)+1 <= w.p.KeepLast+1 {
 		return false, est
