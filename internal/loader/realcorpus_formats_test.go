@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -664,24 +665,41 @@ func TestRealCorpusClaudeAISynthetic(t *testing.T) {
 }
 
 // TestRealCorpusDetection checks that every real file is claimed by the
-// reader of its folder, and the Claude Code files by the Claude Code reader.
+// reader its MANIFEST.tsv kind names, so a folder added to the corpus needs no
+// edit here. Files the manifest does not list are checked against the folder's
+// other files; a folder whose files are all unlisted fails with a message.
 func TestRealCorpusDetection(t *testing.T) {
 	root := testutil.RealCorpus(t)
-	want := map[string]string{
-		"codex": CodexFormat, "swe-agent": SWEAgentFormat, "openhands": OpenHandsFormat, "adp": OpenAIChatFormat,
-		"claude-ai-synthetic": ClaudeAIFormat, "spotter": ClaudeCodeFormat, "m-claude": ClaudeCodeFormat,
-		"chitragupt-synthetic": ClaudeCodeFormat, "fasthooks": ClaudeCodeFormat,
+	manifest := readManifest(t, root)
+	byKind := map[string]string{
+		"claude-code": ClaudeCodeFormat, "claude-ai-export": ClaudeAIFormat, "codex": CodexFormat,
+		"swe-agent": SWEAgentFormat, "openhands": OpenHandsFormat, "other": "unknown",
+	}
+	// The Agent Data Protocol folder holds SWE-agent and OpenHands sessions
+	// converted to ADP's OpenAI-style chat: the manifest names their origin.
+	byFolder := map[string]string{"adp": OpenAIChatFormat}
+	folderKind := map[string]string{}
+	for rel, row := range manifest {
+		folder := strings.SplitN(rel, "/", 2)[0]
+		if w, ok := byKind[row.kind]; ok && row.kind != "other" {
+			folderKind[folder] = w
+		}
 	}
 	for _, path := range corpusFiles(t, root, ".json", ".jsonl", ".traj") {
-		rel := strings.TrimPrefix(path, root+string(os.PathSeparator))
-		folder := strings.SplitN(rel, string(os.PathSeparator), 2)[0]
-		w, ok := want[folder]
+		rel := filepath.ToSlash(strings.TrimPrefix(path, root+string(os.PathSeparator)))
+		folder := strings.SplitN(rel, "/", 2)[0]
+		w, ok := byFolder[folder]
 		if !ok {
-			t.Errorf("no expectation for folder %s", folder)
-			continue
-		}
-		if strings.HasSuffix(rel, "sample_hook_logs.jsonl") {
-			w = "unknown" // a hook-event log, not a transcript
+			if row, listed := manifest[rel]; listed {
+				w, ok = byKind[row.kind]
+				if !ok {
+					t.Errorf("%s: manifest kind %q names no reader", rel, row.kind)
+					continue
+				}
+			} else if w, ok = folderKind[folder]; !ok {
+				t.Errorf("%s: not in MANIFEST.tsv and no other file of folder %s is", rel, folder)
+				continue
+			}
 		}
 		for _, tr := range readPath(t, path, "") {
 			if tr.Format != w {
