@@ -56,6 +56,9 @@ type Event struct {
 	// SummarizerInput is what a summarizer model would have read (metric
 	// tokens), for the cost model; 0 when nothing was summarized.
 	SummarizerInput int
+	// Summary describes who wrote the summary (its Text is empty): Source
+	// is "" when the compaction wrote none.
+	Summary Summary
 }
 
 // NeedRecall is NeedKept / NeedFacts, or nil without facts.
