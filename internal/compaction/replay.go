@@ -159,6 +159,10 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 			AnchorKind: out.Anchor.Kind, AnchorType: out.Anchor.Type, AnchorRule: out.Anchor.Rule, AnchorUsed: out.Anchor.Used,
 			TriggerTokens: trig, PreTokens: pre, SummarizerInput: out.SummarizerInput, Summary: summary}
 		measure(s, &ev, before, beforeTok, &out)
+		if summary.Extractive != "" {
+			ev.ExtractiveTokens = s.Metric.Text(summary.Extractive)
+			ev.Summary.Extractive = ""
+		}
 		switch {
 		case summary.Source == SourceLLM || summary.Source == SourceCache:
 			b.usd += summary.CostUSD // the model's own usage at its price

@@ -69,6 +69,10 @@ type Summary struct {
 	CostUSD      float64
 	// Attempts counts requests sent for this summary (0 for cache hits).
 	Attempts int
+	// Extractive is the extractive summary of the same request, which a
+	// model summarizer returns beside its own for comparison (Replay
+	// measures it into Event.ExtractiveTokens and drops the text).
+	Extractive string
 }
 
 // Deterministic is the built-in summarizer.

@@ -128,6 +128,11 @@ func (s *Summarizer) Stats() Stats {
 // no answer can be had, the strategy's extractive summary with the reason.
 func (s *Summarizer) Summarize(r *compaction.SummaryRequest) compaction.Summary {
 	sum := s.summarize(r)
+	if sum.Source == compaction.SourceFallback {
+		sum.Extractive = sum.Text
+	} else {
+		sum.Extractive = r.Deterministic()
+	}
 	if s.o.OnUpdate != nil {
 		s.o.OnUpdate(s.Stats())
 	}
