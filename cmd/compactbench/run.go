@@ -51,7 +51,7 @@ func newRunCommand() *cli.Command {
 			rulesFlag, labelsFlag, evidenceFlag,
 		}, strategyFlags(), []cli.Flag{
 			&cli.StringSliceFlag{Name: "set", Usage: "override a strategy parameter, `STRATEGY.PARAM=VALUE` (repeatable), e.g. mask.keep=20"},
-		}),
+		}, summarizerFlags()),
 		Action: func(c *cli.Context) error {
 			opts := runOptions{
 				Paths: c.Args().Slice(), Jobs: c.Int("jobs"), Out: c.String("out"),
@@ -67,6 +67,9 @@ func newRunCommand() *cli.Command {
 				return err
 			}
 			if opts.Config.Compaction, err = compactionFlags(c); err != nil {
+				return err
+			}
+			if opts.LLM, err = summarizerFromFlags(c, opts.Config.Compaction); err != nil {
 				return err
 			}
 			return runCommand(c.Context, opts, c.App.Writer, c.App.ErrWriter)
@@ -93,6 +96,8 @@ type runOptions struct {
 	NoAnchors bool
 	// ReportTranscript is --report-transcript.
 	ReportTranscript string
+	// LLM is the model summarizer (nil: extractive summaries).
+	LLM *llmSetup
 }
 
 // outputFormats are the outputs chosen by name with --format.
@@ -162,6 +167,9 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if err := opts.LLM.start(ctx, &opts.Config); err != nil {
+		return err
+	}
 	if opts.Config.Anchors == nil && !opts.NoAnchors {
 		if opts.Config.Anchors, err = anchorConfig(opts.Rules, opts.Labels, opts.Evidence, inputs.Labels); err != nil {
 			return err
@@ -170,9 +178,12 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: report.Meta{
 		Tool: "compactbench", Version: version, ConfigHash: configHash(&opts.Config), Inputs: opts.Paths,
 		Overhead: overhead.String(),
-	}, Settings: reportSettings(&opts.Config), ReportTranscript: opts.ReportTranscript})
+	}, Settings: reportSettings(&opts.Config), ReportTranscript: opts.ReportTranscript, Summaries: opts.LLM != nil})
 	if err != nil {
 		return err
+	}
+	if opts.LLM != nil {
+		w.SetSummarizer(opts.LLM.Name, opts.LLM.Options.Model)
 	}
 
 	var total int64
@@ -187,6 +198,9 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	var ids, paths []string // for labels that name no transcript
 	emit := func(i int, rs []*analysis.Result) error {
 		if bar != nil {
+			if opts.LLM != nil {
+				bar.Describe(opts.LLM.describe())
+			}
 			bar.Add64(files[i].Size)
 		}
 		for _, r := range rs {
@@ -200,6 +214,10 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	}
 	if bar != nil {
 		bar.Finish()
+	}
+	if opts.LLM != nil {
+		st := opts.LLM.Summarizer.Stats()
+		w.SetSummarizerCounts(st.Requests, st.OverBudget, st.Misses)
 	}
 	sum, err := w.Close()
 	if err != nil {
@@ -220,6 +238,12 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 			if err := report.AnchorsTable(stdout, sum); err != nil {
 				return err
 			}
+		}
+		if opts.LLM != nil {
+			st := opts.LLM.Summarizer.Stats()
+			fmt.Fprintf(stderr, "summaries by %s (%s): %d from the model, %d from the cache, %d fell back to extractive (%d failed, %d over budget, %d not cached); %d requests, %d+%d tokens, $%.4f\n",
+				opts.LLM.Name, opts.LLM.Options.Model, st.LLM, st.Cached, st.Failed+st.OverBudget+st.Misses, st.Failed, st.OverBudget, st.Misses,
+				st.Requests, st.InputTokens, st.OutputTokens, st.USD)
 		}
 		if opts.Config.Anchors != nil {
 			warnUnmatchedLabels(stderr, opts.Config.Anchors.Labels, ids, paths)

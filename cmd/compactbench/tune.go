@@ -51,7 +51,7 @@ func newTuneCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 		}, metricFlags(), []cli.Flag{
 			rulesFlag, labelsFlag, evidenceFlag,
-		}, strategyFlags()),
+		}, strategyFlags(), summarizerFlags()),
 		Action: tuneAction,
 	}
 }
@@ -277,6 +277,14 @@ func tuneAction(c *cli.Context) error {
 	}
 	baseAnchors, err := anchorConfig(c.StringSlice("rules"), c.StringSlice("labels"), c.String("evidence"), inputs.Labels)
 	if err != nil {
+		return err
+	}
+	// One model summarizer (and cache) serves every setting.
+	setup, err := summarizerFromFlags(c, compaction.DefaultConfig())
+	if err != nil {
+		return err
+	}
+	if err := setup.start(c.Context, &base); err != nil {
 		return err
 	}
 	// Build every setting's configuration first: a bad value fails before

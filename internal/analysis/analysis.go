@@ -32,6 +32,12 @@ type Config struct {
 	Anchors *AnchorConfig `json:"anchors,omitempty"`
 	// Compaction selects and configures the strategies (nil: defaults).
 	Compaction *compaction.Config `json:"compaction,omitempty"`
+	// Summarizer writes the strategies' summaries (nil: the extractive
+	// summaries); SummarizerID says what shapes its answers (provider,
+	// model, prompts) and is hashed with the rest ("" for extractive, so
+	// extractive runs keep their hash).
+	Summarizer   compaction.Summarizer `json:"-"`
+	SummarizerID string                `json:"summarizer,omitempty"`
 }
 
 // Result is everything one transcript contributes to the outputs.
@@ -47,6 +53,9 @@ type Result struct {
 	// Runs and Events are the strategies' replays of the transcript.
 	Runs   []RunRow
 	Events []EventRow
+	// Summaries describe the events whose summary a model was asked for
+	// (empty with the extractive summarizer).
+	Summaries []SummaryRow
 	// Series is the per-call prompt of the recording and of each strategy
 	// (nil when the transcript is not replayed); reports draw it.
 	Series *ContextSeries
@@ -118,7 +127,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})
 	}
 	r.Calls, r.Boundaries = callRows(t, cfg)
-	r.Runs, r.Events, r.Series = replayRows(t, cfg)
+	r.Runs, r.Events, r.Summaries, r.Series = replayRows(t, cfg)
 	if cfg.Anchors != nil {
 		analyzeAnchors(t, turns, cfg.Anchors, r)
 	}

@@ -71,3 +71,12 @@ func (b *bill) call(prompt, cacheRead, output int) {
 func (b *bill) summarizer(input, output int) {
 	b.usd += (float64(input)*b.p.Input + float64(output)*b.p.Output) / 1e6
 }
+
+// PriceOf finds a model's price in a price list (the last resort is the
+// default price): the summarizer bills its own model calls with it.
+func PriceOf(prices []Price, model string) Price { return priceOf(prices, model) }
+
+// USD is the price of a call with the given uncached input and output.
+func (p Price) USD(input, output int) float64 {
+	return (float64(input)*p.Input + float64(output)*p.Output) / 1e6
+}

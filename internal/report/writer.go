@@ -23,6 +23,8 @@ type Options struct {
 	// ReportTranscript names the transcript (id or path) whose context
 	// series report.html draws; empty: the one with the most calls.
 	ReportTranscript string
+	// Summaries writes the summaries table (a model summarizer is set).
+	Summaries bool
 }
 
 // sink is one table fed from analysis results.
@@ -63,6 +65,7 @@ var tables = []func(Options, *Summary) (sink, error){
 	table("anchors", func(r *analysis.Result) []analysis.AnchorRow { return r.Anchors }),
 	table("labels", func(r *analysis.Result) []analysis.LabelRow { return r.Labels }),
 	openRules,
+	openSummaries,
 }
 
 // Writer receives the results of a run, file by file in output order, and
