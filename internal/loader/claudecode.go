@@ -725,15 +725,49 @@ func (f *ccFile) content(n int, c *fastjson.Value, role transcript.Role) ([]tran
 			}
 			resultContent(&b, it.Get("content"))
 			blocks = append(blocks, b)
-		case "image", "document":
-			// PDFs and plain documents: count their data like an image's.
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1,
-				MediaType: string(it.GetStringBytes("source", "media_type")), ImageBytes: len(it.GetStringBytes("source", "data"))})
+		case "image":
+			blocks = append(blocks, imageBlock(it))
+		case "document":
+			blocks = append(blocks, documentBlock(it))
+		case "tool_reference":
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockInjected, InjectedKind: "tool_reference",
+				ToolRefs: []string{string(it.GetStringBytes("tool_name"))}})
 		default:
 			f.problem(n, "unknown content block type %q skipped", bt)
 		}
 	}
 	return blocks, true
+}
+
+// imageBlock reads an image content block, with its dimensions when its
+// base64 data has them.
+func imageBlock(it *fastjson.Value) transcript.Block {
+	data := it.GetStringBytes("source", "data")
+	b := transcript.Block{Kind: transcript.BlockImage, Images: 1,
+		MediaType: string(it.GetStringBytes("source", "media_type")), ImageBytes: len(data)}
+	sizeImage(&b, string(data))
+	return b
+}
+
+// documentBlock reads a document content block: a plain-text source (or
+// one given as content blocks) is text the model reads; a base64 source (a
+// PDF) is counted by its data, like an image.
+func documentBlock(it *fastjson.Value) transcript.Block {
+	src := it.Get("source")
+	switch string(src.GetStringBytes("type")) {
+	case "text":
+		return transcript.Block{Kind: transcript.BlockText, Text: string(src.GetStringBytes("data"))}
+	case "content":
+		var parts []string
+		for _, c := range src.GetArray("content") {
+			if t := c.GetStringBytes("text"); t != nil {
+				parts = append(parts, string(t))
+			}
+		}
+		return transcript.Block{Kind: transcript.BlockText, Text: strings.Join(parts, "\n")}
+	}
+	return transcript.Block{Kind: transcript.BlockImage, Images: 1,
+		MediaType: string(src.GetStringBytes("media_type")), ImageBytes: len(src.GetStringBytes("data"))}
 }
 
 // resultContent reads a tool_result's content: a string, or a list of text
@@ -755,8 +789,22 @@ func resultContent(b *transcript.Block, c *fastjson.Value) {
 				}
 				sb.Write(it.GetStringBytes("text"))
 			case "image":
+				data := it.GetStringBytes("source", "data")
 				b.Images++
-				b.ImageBytes += len(it.GetStringBytes("source", "data"))
+				b.ImageBytes += len(data)
+				sizeImage(b, string(data))
+			case "tool_reference":
+				b.ToolRefs = append(b.ToolRefs, string(it.GetStringBytes("tool_name")))
+			case "document":
+				if d := documentBlock(it); d.Kind == transcript.BlockText {
+					if sb.Len() > 0 {
+						sb.WriteByte('\n')
+					}
+					sb.WriteString(d.Text)
+				} else {
+					b.Images++
+					b.ImageBytes += d.ImageBytes
+				}
 			default:
 				if it.Type() == fastjson.TypeString {
 					if sb.Len() > 0 {

@@ -113,7 +113,7 @@ func countIndependently(t *testing.T, path string) independent {
 			IsSidechain bool    `json:"isSidechain"`
 			Parent      *string `json:"parentUuid"`
 			Summary     bool    `json:"isCompactSummary"`
-			Message *struct {
+			Message     *struct {
 				ID      string          `json:"id"`
 				Model   string          `json:"model"`
 				Content json.RawMessage `json:"content"`
