@@ -37,7 +37,7 @@ func (f *ccFile) build() {
 	if side {
 		other = &f.scope[0]
 	}
-	if side || anyConv {
+	if anyConv {
 		f.scopeStats(own, "")
 		f.scopeStats(other, "sidechain")
 	} else { // no conversation at all: keep every count
