@@ -62,6 +62,15 @@ func TestConformance(t *testing.T) {
 			}); err != nil {
 				t.Fatalf("ReadFile: %v", err)
 			}
+			raw, err := os.ReadFile(input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range trs {
+				if err := checkAccounting(tr, textLines(raw)); err != nil {
+					t.Error(err)
+				}
+			}
 			got := conformanceCounts(trs)
 			data, err := os.ReadFile(want)
 			if err != nil {
