@@ -70,6 +70,10 @@ func (claudeCode) Sniff(path string, head []byte) int {
 		if usageOnly(v) {
 			return 6
 		}
+		if t := string(v.GetStringBytes("type")); (t == "user" || t == "assistant") && v.Get("message") != nil &&
+			v.Get("message").Type() == fastjson.TypeObject && !v.Exists("role") {
+			return 4 // bare records (hand-written, or tools' test transcripts): no uuid, no sessionId
+		}
 	}
 	if parsed > 0 {
 		return 0 // JSON lines, but not Claude Code records
@@ -651,6 +655,11 @@ func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
 			if b.Kind == transcript.BlockToolUse {
 				sc.toolUses[b.ToolID] = true
 			}
+		}
+		if nd.msgID == "" && m.Get("usage") != nil && nd.model != "<synthetic>" {
+			// An API response always has an id; a record without one is
+			// still one call.
+			nd.msgID = fmt.Sprintf("(line %d)", n)
 		}
 		if nd.msgID != "" {
 			if u := m.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
