@@ -136,6 +136,7 @@ type codexFile struct {
 	looseCalls int
 	loosePeak  int64
 	sawOutput  bool
+	unknown    map[string]bool // unknown record types reported
 	// userSince holds the indices of the user prompts added since the last
 	// assistant or tool message, and whether each came from an event_msg
 	// user_message: Codex records a prompt both as a response_item and as
@@ -244,6 +245,16 @@ func (c *codexFile) line(n int, line []byte, final bool) {
 	case "":
 		b.bad(n, `record has no "type"`)
 	default:
+		// A record type no Codex version is known to write: counted, and
+		// reported once per type.
+		if c.unknown == nil {
+			c.unknown = map[string]bool{}
+		}
+		if !c.unknown[typ] {
+			c.unknown[typ] = true
+			b.problem(n, "unknown record type %q, not read", typ)
+		}
+		b.t.Stats.UnknownTypes++
 		b.t.Stats.Ignore(typ)
 	}
 }
