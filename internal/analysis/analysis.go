@@ -98,6 +98,13 @@ type TranscriptRow struct {
 	MicrocompactBoundaries int64  `parquet:"microcompact_boundaries" json:"microcompact_boundaries"`
 	PeakContextReal        int64  `parquet:"peak_context_real" json:"peak_context_real"`
 	Problems               int64  `parquet:"problems" json:"problems"`
+	// UnknownTypes and UnknownKeys count records of a type the reader does
+	// not know and unknown keys on known records: format drift at a glance.
+	UnknownTypes int64 `parquet:"unknown_types" json:"unknown_types"`
+	UnknownKeys  int64 `parquet:"unknown_keys" json:"unknown_keys"`
+	// OffPath lists the conversation records left off the active path, per
+	// reason: "branch=3;duplicate_uuid=1".
+	OffPath string `parquet:"off_path" json:"off_path"`
 }
 
 // ProblemRow is a row of the problems table.
@@ -121,6 +128,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 		APICalls: int64(s.APICalls), ToolCalls: int64(s.ToolCalls), ToolErrors: int64(s.ToolErrors),
 		CompactBoundaries: int64(s.CompactBoundaries), MicrocompactBoundaries: int64(s.MicrocompactBoundaries),
 		PeakContextReal: s.PeakContextReal, Problems: int64(len(t.Problems)),
+		UnknownTypes: int64(s.UnknownTypes), UnknownKeys: int64(s.UnknownKeys), OffPath: FormatCounts(s.OffPath),
 	}}
 	r.IgnoredByType = s.IgnoredByType
 	for _, p := range t.Problems {
