@@ -46,7 +46,7 @@ func newRunCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "never show the progress bar"},
 			&cli.StringFlag{Name: "rulers", Value: strings.Join(tokens.DefaultNames(), ","), Usage: "rulers measured in the calls table (" + strings.Join(tokens.Names(), ", ") + ", default, all)"},
-		}, metricFlags(), []cli.Flag{
+		}, limitFlags(), metricFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "overhead", Value: "segments", Usage: "how the calls table fixes the overhead: first (the first call) or segments (again after each compaction or model change)"},
 			rulesFlag, labelsFlag, evidenceFlag,
 		}, strategyFlags(), []cli.Flag{
@@ -60,6 +60,9 @@ func newRunCommand() *cli.Command {
 				Rules: c.StringSlice("rules"), Labels: c.StringSlice("labels"), Evidence: c.String("evidence"),
 			}
 			var err error
+			if opts.Limits, err = readLimits(c); err != nil {
+				return err
+			}
 			if opts.Formats, err = parseFormats(c.String("format")); err != nil {
 				return err
 			}
@@ -80,11 +83,13 @@ type runOptions struct {
 	Jobs        int
 	Out         string
 	InputFormat string
-	Formats     outputFormats
-	Strict      bool
-	Quiet       bool
-	Progress    bool
-	Config      analysis.Config
+	// Limits bound what one input file may cost (--max-line ...).
+	Limits   loader.Limits
+	Formats  outputFormats
+	Strict   bool
+	Quiet    bool
+	Progress bool
+	Config   analysis.Config
 	// Rules, Labels and Evidence are --rules, --labels and --evidence.
 	Rules    []string
 	Labels   []string
@@ -182,7 +187,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	bar := newProgress(stderr, total, opts.Progress && !opts.Quiet)
 	cfg := opts.Config
 	work := func(ctx context.Context, i int) ([]*analysis.Result, error) {
-		return analyzeFile(ctx, files[i].Path, opts.InputFormat, &cfg)
+		return analyzeFile(ctx, files[i].Path, loader.Options{Format: opts.InputFormat, Limits: opts.Limits}, &cfg)
 	}
 	var ids, paths []string // for labels that name no transcript
 	emit := func(i int, rs []*analysis.Result) error {
@@ -238,9 +243,9 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 }
 
 // analyzeFile reads one input file and analyses every transcript in it.
-func analyzeFile(ctx context.Context, path, inputFormat string, cfg *analysis.Config) ([]*analysis.Result, error) {
+func analyzeFile(ctx context.Context, path string, lo loader.Options, cfg *analysis.Config) ([]*analysis.Result, error) {
 	var out []*analysis.Result
-	err := loader.ReadFile(path, loader.Options{Format: inputFormat}, func(t *transcript.Transcript) error {
+	err := loader.ReadFile(path, lo, func(t *transcript.Transcript) error {
 		out = append(out, analysis.Analyze(t, cfg))
 		return ctx.Err()
 	})

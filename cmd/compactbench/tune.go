@@ -338,7 +338,7 @@ func tuneAction(c *cli.Context) error {
 func tuneRun(ctx context.Context, files []loader.File, jobs int, inputFormat string, cfg *analysis.Config) (*report.Summary, error) {
 	sum := report.NewSummary(report.Meta{Tool: "compactbench"})
 	work := func(ctx context.Context, i int) ([]*analysis.Result, error) {
-		return analyzeFile(ctx, files[i].Path, inputFormat, cfg)
+		return analyzeFile(ctx, files[i].Path, loader.Options{Format: inputFormat}, cfg)
 	}
 	emit := func(i int, rs []*analysis.Result) error {
 		for _, r := range rs {

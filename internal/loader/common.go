@@ -29,8 +29,14 @@ type recorder struct {
 	t *transcript.Transcript
 }
 
-// problem records a problem on the transcript.
+// problem records a problem on the transcript. Past maxProblemsHeld it is
+// only counted (Stats.ProblemsUnlisted), so that a file of millions of bad
+// lines costs no more memory than one of ten thousand.
 func (r recorder) problem(line int, format string, args ...any) {
+	if len(r.t.Problems) >= maxProblemsHeld {
+		r.t.Stats.ProblemsUnlisted++
+		return
+	}
 	r.t.Problems = append(r.t.Problems, transcript.Problem{Line: line, Reason: fmt.Sprintf(format, args...)})
 }
 
@@ -454,38 +460,72 @@ func parseOne(p *fastjson.Parser, b *builder, data []byte, line int, what string
 
 // eachLine calls fn with each line of src (without its "\n" or "\r\n"),
 // its 1-based number, and whether it is the last line with no newline after
-// it. Lines may be of any length. A read error after some data (a truncated
-// .gz or .zst) is returned after the lines read were handed out, the last
-// of them as final.
+// it. A read error after some data (a truncated .gz or .zst) is returned
+// after the lines read were handed out, the last of them as final.
+//
+// A line longer than the source's MaxLine, or nested deeper than its
+// MaxDepth, is not handed out: it is read past without being held, keeps its
+// number, and becomes a bad record on the transcript emitted next (Source
+// settles it). Memory is thus bounded by MaxLine, whatever the file holds.
 func eachLine(src *Source, fn func(n int, line []byte, final bool)) (int, error) {
-	br, ok := src.R.(*bufio.Reader)
-	if !ok {
+	lim := src.limits()
+	var br *bufio.Reader
+	switch r := src.R.(type) {
+	case *bufio.Reader:
+		br = r
+	case limitedReader:
+		if b, ok := r.Reader.(*bufio.Reader); ok {
+			br = b
+		}
+	}
+	if br == nil {
 		br = bufio.NewReaderSize(src.R, 64<<10)
 	}
-	var long []byte
+	var pieces [][]byte // a long line's earlier chunks (copies)
+	size := 0           // their total length
+	skipping := false   // the line outgrew MaxLine and is being read past
 	n := 0
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, chunk...)
+			if !skipping {
+				size += len(chunk)
+				if size > lim.MaxLine {
+					skipping, pieces = true, nil
+				} else {
+					pieces = append(pieces, bytes.Clone(chunk))
+				}
+			}
 			continue
 		}
 		line := chunk
-		if len(long) > 0 {
-			long = append(long, chunk...)
-			line = long
-		}
-		if len(line) > 0 {
+		if len(chunk) > 0 || size > 0 {
 			n++
-			final := line[len(line)-1] != '\n'
-			line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
-			fn(n, line, final)
+			final := len(chunk) == 0 || chunk[len(chunk)-1] != '\n'
+			if !skipping && size+len(chunk) > lim.MaxLine {
+				skipping, pieces = true, nil
+			}
+			if skipping {
+				src.lost = append(src.lost, lostLine{n, tooLong("line", lim.MaxLine)})
+			} else {
+				if len(pieces) > 0 {
+					// Assemble the line once, at its exact size.
+					whole := make([]byte, 0, size+len(chunk))
+					for _, p := range pieces {
+						whole = append(whole, p...)
+					}
+					line = append(whole, chunk...)
+					pieces = nil
+				}
+				line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
+				if jsonDepth(line, lim.MaxDepth) > lim.MaxDepth {
+					src.lost = append(src.lost, lostLine{n, tooDeep("line", lim.MaxDepth)})
+				} else {
+					fn(n, line, final)
+				}
+			}
 		}
-		if cap(long) > 1<<20 {
-			long = nil // do not keep a huge line's buffer
-		} else {
-			long = long[:0]
-		}
+		skipping, size = false, 0
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return n, nil

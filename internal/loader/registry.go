@@ -64,6 +64,13 @@ type Source struct {
 	R io.Reader
 	// Compressed names the compression of the file ("", "gzip", "zstd").
 	Compressed string
+
+	// lim bounds what reading the file may cost (limits fills defaults).
+	lim       Limits
+	limitsSet bool
+	// lost are the lines eachLine skipped for a limit, not yet settled on
+	// an emitted transcript.
+	lost []lostLine
 }
 
 var (

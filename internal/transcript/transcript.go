@@ -196,6 +196,10 @@ type Stats struct {
 	MicrocompactBoundaries int
 	// PeakContextReal is the largest real context over all API calls.
 	PeakContextReal int64
+	// ProblemsUnlisted counts problems not in Problems, when a file had
+	// more than the loader lists: len(Problems)+ProblemsUnlisted is the
+	// total.
+	ProblemsUnlisted int
 }
 
 // Ignore counts one line ignored because of its record type.
