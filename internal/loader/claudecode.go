@@ -177,6 +177,7 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 	var v *fastjson.Value
 	if err == nil {
 		v, err = f.p.ParseBytes(line)
+		lastWins(v)
 	}
 	if err != nil {
 		f.bad(n, "%s", lineError(err, final))
@@ -490,11 +491,11 @@ func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
 		}
 		if nd.msgID != "" {
 			if u := m.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-				f.usage[nd.msgID] = transcript.Usage{
-					Input:         u.GetInt64("input_tokens"),
-					Output:        u.GetInt64("output_tokens"),
-					CacheRead:     u.GetInt64("cache_read_input_tokens"),
-					CacheCreation: u.GetInt64("cache_creation_input_tokens"),
+				if why := usageProblem(u); why != "" {
+					f.problem(n, "%s", why)
+					delete(f.usage, nd.msgID)
+				} else {
+					f.usage[nd.msgID] = *anthropicUsage(u)
 				}
 			}
 			if nd.model != "<synthetic>" {

@@ -415,32 +415,43 @@ func leadingInt(s string) (int, bool) {
 // prompt_tokens_details.cached_tokens). LiteLLM-style objects that mix both
 // (prompt_tokens counting cache reads and writes, beside Anthropic's cache
 // fields) are read so that Context() equals prompt_tokens.
+//
+// A usage object whose token counts are not all valid (usageProblem) gives
+// no usage: the caller reports the problem with usageProblem.
 func usageOf(u *fastjson.Value) (*transcript.Usage, bool) {
-	if u == nil || u.Type() != fastjson.TypeObject {
+	if u == nil || u.Type() != fastjson.TypeObject || usageProblem(u) != "" {
 		return nil, false
 	}
+	get := func(keys ...string) int64 { n, _ := countAt(u, keys...); return n }
 	if u.Exists("prompt_tokens") {
-		prompt := u.GetInt64("prompt_tokens")
-		read := u.GetInt64("cache_read_input_tokens")
+		prompt := get("prompt_tokens")
+		read := get("cache_read_input_tokens")
 		if read == 0 {
-			read = u.GetInt64("prompt_tokens_details", "cached_tokens")
+			read = get("prompt_tokens_details", "cached_tokens")
 		}
-		created := u.GetInt64("cache_creation_input_tokens")
+		created := get("cache_creation_input_tokens")
 		input := prompt - read - created
 		if input < 0 { // the cache fields are not part of prompt_tokens
 			input = prompt
 		}
-		return &transcript.Usage{Input: input, Output: u.GetInt64("completion_tokens"), CacheRead: read, CacheCreation: created}, true
+		return &transcript.Usage{Input: input, Output: get("completion_tokens"), CacheRead: read, CacheCreation: created}, true
 	}
 	if u.Exists("input_tokens") {
-		return &transcript.Usage{
-			Input:         u.GetInt64("input_tokens"),
-			Output:        u.GetInt64("output_tokens"),
-			CacheRead:     u.GetInt64("cache_read_input_tokens"),
-			CacheCreation: u.GetInt64("cache_creation_input_tokens"),
-		}, true
+		return anthropicUsage(u), true
 	}
 	return nil, false
+}
+
+// anthropicUsage reads a usage object of the Anthropic shape whose counts
+// usageProblem accepted.
+func anthropicUsage(u *fastjson.Value) *transcript.Usage {
+	get := func(key string) int64 { n, _ := countAt(u, key); return n }
+	return &transcript.Usage{
+		Input:         get("input_tokens"),
+		Output:        get("output_tokens"),
+		CacheRead:     get("cache_read_input_tokens"),
+		CacheCreation: get("cache_creation_input_tokens"),
+	}
 }
 
 // parseOne parses one JSON value, reporting a malformed or non-object value
@@ -451,6 +462,7 @@ func parseOne(p *fastjson.Parser, b *builder, data []byte, line int, what string
 		b.bad(line, "%s: malformed JSON: %s", what, shortErr(err))
 		return nil
 	}
+	lastWins(v)
 	if v.Type() != fastjson.TypeObject {
 		b.bad(line, "%s is a JSON %s, want an object", what, v.Type())
 		return nil

@@ -335,3 +335,97 @@ func TestLimitsValidate(t *testing.T) {
 		t.Errorf("defaults: %v", err)
 	}
 }
+
+// TestStrictUsage: a token count must be an integer in [0, 1e9]; anything
+// else is a problem on its line and the call's usage counts as missing,
+// never as a negative, huge or zero number.
+func TestStrictUsage(t *testing.T) {
+	user := ccLine("u1", "", "hi")
+	asst := func(usage string) string {
+		return `{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"id":"m1","model":"claude-x","role":"assistant","content":[{"type":"text","text":"ok"}],"usage":` + usage + "}}\n"
+	}
+	chat := func(usage string) string {
+		return `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"ok","usage":` + usage + `}]}` + "\n"
+	}
+	for _, c := range []struct {
+		name, usage string
+		want        string // "" when the usage is valid
+		input       int64
+	}{
+		{"valid", `{"input_tokens":10,"output_tokens":2}`, "", 10},
+		{"integral float", `{"input_tokens":12.0,"output_tokens":1e3}`, "", 12},
+		{"null count", `{"input_tokens":5,"cache_read_input_tokens":null}`, "", 5},
+		{"negative", `{"input_tokens":10,"output_tokens":-480000000}`, "output_tokens = -480000000, want an integer from 0 to 1000000000", 0},
+		{"huge", `{"input_tokens":1e12}`, "input_tokens = 1e12, want an integer", 0},
+		{"fraction", `{"input_tokens":1.5}`, "input_tokens = 1.5, want an integer", 0},
+		{"string", `{"input_tokens":10,"cache_read_input_tokens":"5000"}`, `cache_read_input_tokens is a string, want a number ("\"5000\"")`, 0},
+		{"NaN", `{"input_tokens":NaN}`, "input_tokens is not a finite number", 0},
+		{"overflow", `{"input_tokens":1e999999}`, "input_tokens is not a finite number", 0},
+		{"object", `{"input_tokens":{"n":1}}`, "input_tokens is a object, want a number", 0},
+		{"duplicate key, last wins", `{"input_tokens":-1,"input_tokens":7}`, "", 7},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, f := range []struct{ name, content, format string }{
+				{"s.jsonl", user + asst(c.usage), ""},
+				{"chat.jsonl", chat(c.usage), "openai-chat"},
+			} {
+				ts := readString(t, f.name, f.content, f.format)
+				tr := ts[0]
+				var last *transcript.Message
+				for i := range tr.Messages {
+					if tr.Messages[i].Role == transcript.RoleAssistant {
+						last = &tr.Messages[i]
+					}
+				}
+				if last == nil {
+					t.Fatalf("%s: no assistant message; problems %v", f.name, tr.Problems)
+				}
+				if c.want == "" {
+					if last.Usage == nil || last.Usage.Input != c.input || len(tr.Problems) != 0 {
+						t.Errorf("%s: usage %+v, problems %v; want input %d and no problem", f.name, last.Usage, tr.Problems, c.input)
+					}
+					continue
+				}
+				if last.Usage != nil {
+					t.Errorf("%s: usage %+v, want none", f.name, *last.Usage)
+				}
+				if !hasProblem(ts, c.want) || !hasProblem(ts, "the call's usage counts as missing") {
+					t.Errorf("%s: problems %v, want one containing %q", f.name, tr.Problems, c.want)
+				}
+				for _, p := range tr.Problems {
+					if p.Line < 1 {
+						t.Errorf("%s: problem without a line: %+v", f.name, p)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestDuplicateKeys: as JSON.parse, the last of duplicate keys wins, at
+// any depth and in every reader.
+func TestDuplicateKeys(t *testing.T) {
+	cc := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"first","content":"second"}}` + "\n" +
+		`{"type":"assistant","type":"user","uuid":"u2","parentUuid":"u1","sessionId":"s","message":{"role":"user","content":"third"}}` + "\n"
+	tr := readString(t, "dup.jsonl", cc, "")[0]
+	if len(tr.Messages) != 2 || tr.Messages[0].Blocks[0].Text != "second" || tr.Messages[1].Role != transcript.RoleUser {
+		t.Fatalf("messages %+v, problems %v", tr.Messages, tr.Problems)
+	}
+	export := `[{"uuid":"c1","uuid":"c2","chat_messages":[{"uuid":"m1","sender":"human","text":"a","text":"b"}]}]`
+	tr = readString(t, "conversations.json", export, "")[0]
+	if tr.ID != "c2" || len(tr.Messages) != 1 || tr.Messages[0].Blocks[0].Text != "b" {
+		t.Fatalf("export: id %s, messages %+v, problems %v", tr.ID, tr.Messages, tr.Problems)
+	}
+}
+
+// TestExcerpt: reasons quote input as a short escaped excerpt.
+func TestExcerpt(t *testing.T) {
+	long := strings.Repeat("é", 100) + "<script>\x1b[31m"
+	got := excerpt([]byte(long))
+	if len(got) > 300 || strings.Contains(got, "\x1b") || strings.Contains(got, "script") || !strings.HasSuffix(got, `\u2026"`) {
+		t.Errorf("excerpt = %s", got)
+	}
+	if got := excerpt([]byte("a\nb\x00")); got != `"a\nb\x00"` {
+		t.Errorf("excerpt = %s", got)
+	}
+}
