@@ -498,6 +498,11 @@ func eachLine(src *Source, fn func(n int, line []byte, final bool)) (int, error)
 	skipping := false   // the line outgrew MaxLine and is being read past
 	n := 0
 	for {
+		if n%64 == 0 || size > 0 {
+			if err := src.cancelled(); err != nil {
+				return n, err
+			}
+		}
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if !skipping {

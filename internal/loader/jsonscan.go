@@ -105,6 +105,7 @@ type valueScanner struct {
 // the caller's parser to say, so one malformed element costs only itself.
 func scanValues(r io.Reader, fn func(*jsonValue) error) (array bool, problems []scanProblem, err error) {
 	lim := limitsOf(r)
+	src := sourceOf(r)
 	s := &valueScanner{fn: fn, line: 1, maxLine: lim.MaxLine, maxDepth: lim.MaxDepth}
 	// A small bufio.Reader finds a UTF-8 byte-order mark; reads larger than
 	// its buffer then go straight to r.
@@ -117,6 +118,11 @@ func scanValues(r io.Reader, fn func(*jsonValue) error) (array bool, problems []
 	defer scanBufs.Put(bp)
 	buf := *bp
 	for !s.stop {
+		if src != nil {
+			if err := src.cancelled(); err != nil {
+				return s.array, s.problems, err
+			}
+		}
 		n, rerr := br.Read(buf)
 		if err := s.feed(buf[:n]); err != nil {
 			return s.array, s.problems, err

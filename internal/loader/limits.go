@@ -204,6 +204,14 @@ func (s *Source) settle(t *transcript.Transcript) {
 	t.Stats.ProblemsUnlisted = total - len(t.Problems)
 }
 
+// cancelled returns the source's context error, if any.
+func (s *Source) cancelled() error {
+	if s.ctx == nil {
+		return nil
+	}
+	return s.ctx.Err()
+}
+
 // limits returns the source's limits with defaults filled.
 func (s *Source) limits() Limits {
 	if !s.limitsSet {
@@ -226,6 +234,14 @@ type limitedReader struct {
 }
 
 func (l limitedReader) source() *Source { return l.src }
+
+// sourceOf returns the source r reads, or nil.
+func sourceOf(r io.Reader) *Source {
+	if sr, ok := r.(srcReader); ok {
+		return sr.source()
+	}
+	return nil
+}
 
 // limitsOf returns the limits of the source r reads, or the defaults.
 func limitsOf(r io.Reader) Limits {

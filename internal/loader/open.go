@@ -3,6 +3,7 @@ package loader
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,10 @@ type Options struct {
 	Format string
 	// Limits bound what one file may cost (zero fields: the defaults).
 	Limits Limits
+	// Context, when set, stops reading: line and value loops check it, so
+	// a cancelled run stops within one line or one 256 KiB chunk, even
+	// inside one huge file. Reading then ends as at a read error.
+	Context context.Context
 }
 
 // ReadFile opens path, detects its compression and format, and emits every
@@ -63,6 +68,7 @@ func ReadFile(path string, opts Options, emit func(*transcript.Transcript) error
 	}
 	defer closeSrc()
 	src.lim = opts.Limits
+	src.ctx = opts.Context
 	lim := src.limits()
 	if src.Compressed != "" {
 		src.R = &capReader{r: src.R, left: lim.MaxDecompressed, max: lim.MaxDecompressed}

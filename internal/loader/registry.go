@@ -34,6 +34,7 @@
 package loader
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -71,6 +72,8 @@ type Source struct {
 	// lost are the lines eachLine skipped for a limit, not yet settled on
 	// an emitted transcript.
 	lost []lostLine
+	// ctx, when set, stops the line and value loops.
+	ctx context.Context
 }
 
 var (
