@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/compactbench/compactbench/internal/analysis"
+	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/loader"
 	"github.com/compactbench/compactbench/internal/report"
@@ -46,7 +48,7 @@ func newRunCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "never show the progress bar"},
 			&cli.StringFlag{Name: "rulers", Value: strings.Join(tokens.DefaultNames(), ","), Usage: "rulers measured in the calls table (" + strings.Join(tokens.Names(), ", ") + ", default, all)"},
-		}, metricFlags(), []cli.Flag{
+		}, limitFlags(), metricFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "overhead", Value: "segments", Usage: "how the calls table fixes the overhead: first (the first call) or segments (again after each compaction or model change)"},
 			rulesFlag, labelsFlag, evidenceFlag,
 		}, strategyFlags(), []cli.Flag{
@@ -60,6 +62,9 @@ func newRunCommand() *cli.Command {
 				Rules: c.StringSlice("rules"), Labels: c.StringSlice("labels"), Evidence: c.String("evidence"),
 			}
 			var err error
+			if opts.Limits, err = readLimits(c); err != nil {
+				return err
+			}
 			if opts.Formats, err = parseFormats(c.String("format")); err != nil {
 				return err
 			}
@@ -83,11 +88,13 @@ type runOptions struct {
 	Jobs        int
 	Out         string
 	InputFormat string
-	Formats     outputFormats
-	Strict      bool
-	Quiet       bool
-	Progress    bool
-	Config      analysis.Config
+	// Limits bound what one input file may cost (--max-line ...).
+	Limits   loader.Limits
+	Formats  outputFormats
+	Strict   bool
+	Quiet    bool
+	Progress bool
+	Config   analysis.Config
 	// Rules, Labels and Evidence are --rules, --labels and --evidence.
 	Rules    []string
 	Labels   []string
@@ -151,11 +158,17 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if len(opts.Paths) == 0 {
 		return usageErr("run: no input paths (try: compactbench run corpora/)")
 	}
+	if err := checkJobs(opts.Jobs); err != nil {
+		return err
+	}
+	if err := report.CheckOutputDir(opts.Out); err != nil {
+		return usageErr("-o: %v", err)
+	}
 	if err := checkInputFormat(opts.InputFormat); err != nil {
 		return err
 	}
 	start := time.Now()
-	inputs, err := loader.Walk(opts.Paths)
+	inputs, err := loader.Walk(opts.Paths, opts.Out)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -175,6 +188,9 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 			return err
 		}
 	}
+	if err := checkStrategyRuleSets(&opts.Config); err != nil {
+		return err
+	}
 	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: report.Meta{
 		Tool: "compactbench", Version: version, ConfigHash: configHash(&opts.Config), Inputs: opts.Paths,
 		Overhead: overhead.String(),
@@ -192,11 +208,18 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	}
 	bar := newProgress(stderr, total, opts.Progress && !opts.Quiet)
 	cfg := opts.Config
+	errw := &lockedWriter{w: stderr}
 	work := func(ctx context.Context, i int) ([]*analysis.Result, error) {
-		return analyzeFile(ctx, files[i].Path, opts.InputFormat, &cfg)
+		if f := files[i]; f.Problem != "" {
+			return []*analysis.Result{analysis.Analyze(loader.ProblemTranscript(f.Path, f.Problem), &cfg)}, nil
+		}
+		return analyzeFile(ctx, files[i].Path, loader.Options{Format: opts.InputFormat, Limits: opts.Limits}, &cfg, errw)
 	}
 	var ids, paths []string // for labels that name no transcript
 	emit := func(i int, rs []*analysis.Result) error {
+		if testHook != nil {
+			testHook("emit", files[i].Path)
+		}
 		if bar != nil {
 			if opts.LLM != nil {
 				bar.Describe(opts.LLM.describe())
@@ -261,14 +284,73 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	return nil
 }
 
+// testHook, when set by a test, is called at points of a run ("file" when
+// a worker starts on a file, "emit" when its results are written) so that
+// tests can make them fail.
+var testHook func(stage, path string)
+
 // analyzeFile reads one input file and analyses every transcript in it.
-func analyzeFile(ctx context.Context, path, inputFormat string, cfg *analysis.Config) ([]*analysis.Result, error) {
-	var out []*analysis.Result
-	err := loader.ReadFile(path, loader.Options{Format: inputFormat}, func(t *transcript.Transcript) error {
+// A panic while doing so is a bug met on this file: the file's results are
+// replaced by one problem row saying so, a short note goes to stderr, and
+// the run goes on.
+func analyzeFile(ctx context.Context, path string, lo loader.Options, cfg *analysis.Config, stderr io.Writer) (out []*analysis.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "compactbench: internal error on %s: %v; the file is reported as a problem. This is a bug: please report it\n", path, p)
+			t := &transcript.Transcript{ID: path, Path: path, Format: "unknown", Kind: transcript.KindSession,
+				Problems: []transcript.Problem{{Reason: fmt.Sprintf("internal error while reading this file (a bug, please report it): %v", p)}}}
+			out, err = []*analysis.Result{analysis.Analyze(t, cfg)}, nil
+		}
+	}()
+	if testHook != nil {
+		testHook("file", path)
+	}
+	lo.Context = ctx
+	err = loader.ReadFile(path, lo, func(t *transcript.Transcript) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		out = append(out, analysis.Analyze(t, cfg))
 		return ctx.Err()
 	})
 	return out, err
+}
+
+// checkJobs validates -j.
+func checkJobs(jobs int) error {
+	if jobs < 1 {
+		return usageErr("--jobs: want at least 1, got %d", jobs)
+	}
+	return nil
+}
+
+// checkStrategyRuleSets rejects a strategy parameter naming a rule set that
+// is neither built in nor given with --rules.
+func checkStrategyRuleSets(cfg *analysis.Config) error {
+	c := cfg.Compaction
+	if c == nil {
+		return nil
+	}
+	known := map[string]bool{}
+	if cfg.Anchors != nil {
+		for _, s := range cfg.Anchors.Sets {
+			known[s.Name] = true
+		}
+	}
+	for _, s := range compaction.Specs() {
+		p, ok := c.Params[s.ID]
+		if !ok {
+			continue
+		}
+		f := reflect.ValueOf(p).Elem().FieldByName("Rules")
+		if !f.IsValid() || f.Kind() != reflect.String || known[f.String()] {
+			continue
+		}
+		if _, err := anchors.Builtin(f.String()); err != nil {
+			return usageErr("--set %s.rules: %v", s.ID, err)
+		}
+	}
+	return nil
 }
 
 // newProgress returns a byte-counting progress bar on stderr, or nil when

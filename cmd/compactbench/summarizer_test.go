@@ -63,7 +63,9 @@ func TestRunWithModelSummaries(t *testing.T) {
 		}
 	}
 	var sum struct {
-		Meta       struct{ ConfigHash string `json:"config_hash"` }
+		Meta struct {
+			ConfigHash string `json:"config_hash"`
+		}
 		Summarizer struct {
 			Name       string
 			Requests   int64

@@ -345,8 +345,9 @@ func tuneAction(c *cli.Context) error {
 // tuneRun analyses every file with one configuration and aggregates.
 func tuneRun(ctx context.Context, files []loader.File, jobs int, inputFormat string, cfg *analysis.Config) (*report.Summary, error) {
 	sum := report.NewSummary(report.Meta{Tool: "compactbench"})
+	errw := &lockedWriter{w: os.Stderr}
 	work := func(ctx context.Context, i int) ([]*analysis.Result, error) {
-		return analyzeFile(ctx, files[i].Path, inputFormat, cfg)
+		return analyzeFile(ctx, files[i].Path, loader.Options{Format: inputFormat}, cfg, errw)
 	}
 	emit := func(i int, rs []*analysis.Result) error {
 		for _, r := range rs {

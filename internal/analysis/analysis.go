@@ -127,7 +127,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 		Messages:     int64(len(t.Messages)), Turns: int64(len(turns)),
 		APICalls: int64(s.APICalls), ToolCalls: int64(s.ToolCalls), ToolErrors: int64(s.ToolErrors),
 		CompactBoundaries: int64(s.CompactBoundaries), MicrocompactBoundaries: int64(s.MicrocompactBoundaries),
-		PeakContextReal: s.PeakContextReal, Problems: int64(len(t.Problems)),
+		PeakContextReal: s.PeakContextReal, Problems: int64(len(t.Problems) + s.ProblemsUnlisted),
 		UnknownTypes: int64(s.UnknownTypes), UnknownKeys: int64(s.UnknownKeys), OffPath: FormatCounts(s.OffPath),
 	}}
 	r.IgnoredByType = s.IgnoredByType

@@ -205,6 +205,7 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 	var v *fastjson.Value
 	if err == nil {
 		v, err = f.p.ParseBytes(line)
+		lastWins(v)
 	}
 	if err != nil {
 		f.bad(n, "%s", lineError(err, final))
@@ -323,20 +324,14 @@ func (f *ccFile) usageRecord(v *fastjson.Value) {
 			f.t.Model = model
 		}
 	}
-	if u := m.Get("usage"); u.Type() == fastjson.TypeObject {
-		f.usage[id] = readUsage(u)
+	if u := m.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
+		if why := usageProblem(u); why != "" {
+			f.problem(f.t.Stats.Lines, "%s", why)
+		} else {
+			f.usage[id] = *anthropicUsage(u)
+		}
 	}
 	f.parsed()
-}
-
-// readUsage reads an Anthropic usage object.
-func readUsage(u *fastjson.Value) transcript.Usage {
-	return transcript.Usage{
-		Input:         u.GetInt64("input_tokens"),
-		Output:        u.GetInt64("output_tokens"),
-		CacheRead:     u.GetInt64("cache_read_input_tokens"),
-		CacheCreation: u.GetInt64("cache_creation_input_tokens"),
-	}
 }
 
 // checkEscapes rejects escape sequences JSON does not allow. fastjson's
@@ -663,7 +658,12 @@ func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
 		}
 		if nd.msgID != "" {
 			if u := m.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-				f.usage[nd.msgID] = readUsage(u)
+				if why := usageProblem(u); why != "" {
+					f.problem(n, "%s", why)
+					delete(f.usage, nd.msgID)
+				} else {
+					f.usage[nd.msgID] = *anthropicUsage(u)
+				}
 			}
 			if nd.model != "<synthetic>" {
 				sc.calls[nd.msgID] = true

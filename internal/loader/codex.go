@@ -184,6 +184,7 @@ func (c *codexFile) line(n int, line []byte, final bool) {
 		return
 	}
 	v, err := c.p.ParseBytes(line)
+	lastWins(v)
 	if err != nil {
 		b.bad(n, "%s", lineError(err, final))
 		return
@@ -230,7 +231,7 @@ func (c *codexFile) line(n int, line []byte, final bool) {
 		c.item(n, pl, ts)
 	case "event_msg":
 		et := str(pl, "type")
-		if et == "token_count" && c.tokenCount(pl) {
+		if et == "token_count" && c.tokenCount(n, pl) {
 			b.parsed()
 			return
 		}
@@ -451,9 +452,14 @@ func patchPath(patch string) string {
 
 // tokenCount handles a token_count event; it reports whether the event
 // gave a call its usage.
-func (c *codexFile) tokenCount(pl *fastjson.Value) bool {
+func (c *codexFile) tokenCount(n int, pl *fastjson.Value) bool {
 	info := pl.Get("info")
 	if info == nil || info.Type() != fastjson.TypeObject {
+		return false
+	}
+	if why := usageProblem(info, []string{"total_token_usage", "total_tokens"}, []string{"last_token_usage", "input_tokens"},
+		[]string{"last_token_usage", "cached_input_tokens"}, []string{"last_token_usage", "output_tokens"}, []string{"last_token_usage", "total_tokens"}); why != "" {
+		c.b.problem(n, "%s", why)
 		return false
 	}
 	total := info.GetInt64("total_token_usage", "total_tokens")

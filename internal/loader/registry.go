@@ -35,6 +35,7 @@
 package loader
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -65,6 +66,15 @@ type Source struct {
 	R io.Reader
 	// Compressed names the compression of the file ("", "gzip", "zstd").
 	Compressed string
+
+	// lim bounds what reading the file may cost (limits fills defaults).
+	lim       Limits
+	limitsSet bool
+	// lost are the lines eachLine skipped for a limit, not yet settled on
+	// an emitted transcript.
+	lost []lostLine
+	// ctx, when set, stops the line and value loops.
+	ctx context.Context
 }
 
 var (

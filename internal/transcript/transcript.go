@@ -213,6 +213,10 @@ type Stats struct {
 	// scope that are not on the active path (an abandoned branch, a copy of
 	// a record with the same uuid, ...).
 	OffPath map[string]int
+	// ProblemsUnlisted counts problems not in Problems, when a file had
+	// more than the loader lists: len(Problems)+ProblemsUnlisted is the
+	// total.
+	ProblemsUnlisted int
 }
 
 // LeaveOut counts one conversation record left off the active path.
