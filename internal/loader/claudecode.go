@@ -18,7 +18,7 @@ const ClaudeCodeFormat = "claude-code"
 func init() { Register(claudeCode{}) }
 
 // claudeCode reads Claude Code session files (~/.claude/projects/*/*.jsonl),
-// following REFERENCE.md §A:
+// as docs/formats.md describes:
 //
 //   - lines of any length; one record per line;
 //   - the active conversation is rebuilt from the newest leaf up through
@@ -357,7 +357,7 @@ func (f *ccFile) system(n int, v *fastjson.Value) {
 }
 
 // injectedKinds are the attachment types Claude Code renders into the
-// prompt (REFERENCE.md §A.11). Other attachment types are UI state.
+// prompt as system reminders. Other attachment types are UI state.
 var injectedKinds = map[string]bool{
 	"hook_success": true, "hook_additional_context": true, "hook_blocking_error": true,
 	"hook_error": true, "hook_stopped_continuation": true,
