@@ -137,19 +137,32 @@ func TestSeedsNamedInCommentsAreDocumented(t *testing.T) {
 // mdLink finds inline Markdown links; the target is group 1.
 var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 
-// TestDocLinksResolve fails on a relative link in README.md or docs/ whose
-// file does not exist, so the documentation never points out of the
-// repository by accident.
+// TestDocLinksResolve fails on a relative link in the repository's Markdown
+// (README.md, docs/, corpora/...) whose file does not exist, so the
+// documentation never points out of the repository by accident.
 func TestDocLinksResolve(t *testing.T) {
-	files := []string{filepath.Join(root, "README.md")}
-	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	var files []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "results") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(d.Name(), ".md") {
+			files = append(files, path)
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(docs) == 0 {
-		t.Fatal("no docs/*.md")
+	if len(files) < 3 {
+		t.Fatalf("found only %d Markdown files", len(files))
 	}
-	files = append(files, docs...)
 	sort.Strings(files)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
