@@ -2,7 +2,7 @@ package compaction
 
 import "strings"
 
-// Cost model (DESIGN.md §7, REFERENCE.md §D). Every simulated call bills its
+// Cost model (docs/metrics.md, cost). Every simulated call bills its
 // prompt with prompt caching: the prefix unchanged since the previous call
 // (the overhead and the leading context messages) is a cache read at 0.1×
 // the input price; the rest is written to the cache at 1.25× (Claude Code

@@ -18,7 +18,7 @@ const ClaudeCodeFormat = "claude-code"
 func init() { Register(claudeCode{}) }
 
 // claudeCode reads Claude Code session files (~/.claude/projects/*/*.jsonl),
-// following REFERENCE.md §A:
+// as docs/formats.md describes:
 //
 //   - lines of any length; one record per line;
 //   - the active conversation is rebuilt from the newest leaf up through

@@ -5,7 +5,7 @@ import "encoding/json"
 // BlockKind is the kind of a content block.
 type BlockKind uint8
 
-// Block kinds (DESIGN.md §4).
+// Block kinds (docs/architecture.md, transcript).
 const (
 	BlockText BlockKind = iota
 	BlockThinking

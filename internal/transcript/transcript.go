@@ -133,7 +133,7 @@ type Usage struct {
 }
 
 // Context is the real size of the prompt the call sent:
-// input + cache_read + cache_creation (REFERENCE.md §A.4).
+// input + cache_read + cache_creation (docs/metrics.md, tokens).
 func (u Usage) Context() int64 { return u.Input + u.CacheRead + u.CacheCreation }
 
 // CompactionKind distinguishes full compactions from microcompactions.
