@@ -190,6 +190,12 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	closed := false
+	defer func() {
+		if !closed { // a panic or an early return: drop the partial set
+			w.Abort()
+		}
+	}()
 
 	var total int64
 	for _, f := range files {
@@ -218,12 +224,12 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		return w.AddFile(rs)
 	}
 	if err := loader.Ordered(ctx, len(files), opts.Jobs, work, emit); err != nil {
-		w.Abort()
 		return err
 	}
 	if bar != nil {
 		bar.Finish()
 	}
+	closed = true
 	sum, err := w.Close()
 	if err != nil {
 		return err

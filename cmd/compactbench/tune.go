@@ -260,6 +260,9 @@ func tuneAction(c *cli.Context) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if err := checkJobs(c.Int("jobs")); err != nil {
+		return err
+	}
 	if err := checkInputFormat(c.String("input-format")); err != nil {
 		return err
 	}
