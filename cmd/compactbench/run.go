@@ -175,8 +175,9 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	var labelProblems []anchors.LabelProblem
 	if opts.Config.Anchors == nil && !opts.NoAnchors {
-		if opts.Config.Anchors, err = anchorConfig(opts.Rules, opts.Labels, opts.Evidence, inputs.Labels); err != nil {
+		if opts.Config.Anchors, labelProblems, err = anchorConfig(opts.Rules, opts.Labels, opts.Evidence, inputs.Labels); err != nil {
 			return err
 		}
 	}
@@ -189,6 +190,18 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	}, Settings: reportSettings(&opts.Config), ReportTranscript: opts.ReportTranscript})
 	if err != nil {
 		return err
+	}
+	if len(labelProblems) > 0 {
+		p := labelProblems[0]
+		fmt.Fprintf(stderr, "compactbench: warning: %d label line(s) cannot be used and are problem rows; first: %s:%d: %s\n", len(labelProblems), p.File, p.Line, p.Reason)
+		rows := make([]analysis.ProblemRow, len(labelProblems))
+		for i, p := range labelProblems {
+			rows[i] = analysis.ProblemRow{Path: p.File, TranscriptID: "(labels)", Line: int64(p.Line), Reason: p.Reason}
+		}
+		if err := w.AddProblems(rows); err != nil {
+			w.Abort()
+			return err
+		}
 	}
 	closed := false
 	defer func() {

@@ -278,7 +278,7 @@ func tuneAction(c *cli.Context) error {
 	if err := rulerFlags(&base, c.String("ruler"), c.String("ruler"), c.String("calibration"), "segments"); err != nil {
 		return err
 	}
-	baseAnchors, err := anchorConfig(c.StringSlice("rules"), c.StringSlice("labels"), c.String("evidence"), inputs.Labels)
+	baseAnchors, _, err := anchorConfig(c.StringSlice("rules"), c.StringSlice("labels"), c.String("evidence"), inputs.Labels)
 	if err != nil {
 		return err
 	}
