@@ -362,3 +362,43 @@ func TestWalkHostile(t *testing.T) {
 		t.Errorf("FIFO on the command line: exit %d, %q; want 2", code, stderr)
 	}
 }
+
+// TestReportEscapesInputs: file names and problem reasons from the inputs
+// reach report.md and report.html as inert text, and reasons quote input
+// as a short excerpt.
+func TestReportEscapesInputs(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	os.Mkdir(in, 0o755)
+	name := "<img src=x onerror=alert(1)>[x](javascript:alert(2))`.jsonl"
+	evil := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n" +
+		`<script>alert(3)</script>` + strings.Repeat("A", 5000) + "\n" +
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":"<b>many</b>"}}}` + "\n"
+	if err := os.WriteFile(filepath.Join(in, name), []byte(evil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := runCLI(t, "run", "-q", "-o", out, "--format", "csv,md,html", in); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"report.md", "report.html"} {
+		data, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bads := []string{"<script>alert", "<img src", "<b>many"}
+		if f == "report.md" {
+			bads = append(bads, "[x](javascript:") // a link in Markdown, text in HTML
+		}
+		for _, bad := range bads {
+			if strings.Contains(string(data), bad) {
+				t.Errorf("%s holds %q from the inputs unescaped", f, bad)
+			}
+		}
+	}
+	for _, row := range readCSV(t, filepath.Join(out, "problems.csv")) {
+		if len(row["reason"]) > 300 {
+			t.Errorf("reason of %d bytes quotes too much input: %.100s", len(row["reason"]), row["reason"])
+		}
+	}
+}
