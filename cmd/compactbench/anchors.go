@@ -49,13 +49,14 @@ func loadRuleSets(specs []string) ([]*anchors.RuleSet, error) {
 
 // loadLabels reads every label file: those found in the input directories
 // and those named by --labels (files, or directories searched for label
-// files). A bad line is a usage error naming the file and line.
-func loadLabels(found, flagged []string) (*anchors.LabelSet, error) {
+// files). A bad line, or a label file that cannot be read, is returned as a
+// problem (a problem row of the run) and the other labels are used.
+func loadLabels(found, flagged []string) (*anchors.LabelSet, []anchors.LabelProblem, error) {
 	files := append([]string(nil), found...)
 	for _, p := range flagged {
 		info, err := os.Stat(p)
 		if err != nil {
-			return nil, usageErr("--labels: %v", err)
+			return nil, nil, usageErr("--labels: %v", err)
 		}
 		if !info.IsDir() {
 			files = append(files, filepath.ToSlash(filepath.Clean(p)))
@@ -72,57 +73,58 @@ func loadLabels(found, flagged []string) (*anchors.LabelSet, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, usageErr("--labels: %v", err)
+			return nil, nil, usageErr("--labels: %v", err)
 		}
 		if len(files) == n {
-			return nil, usageErr("--labels %s: no labels.jsonl or *.labels.jsonl in it", p)
+			return nil, nil, usageErr("--labels %s: no labels.jsonl or *.labels.jsonl in it", p)
 		}
 	}
 	if len(files) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	sort.Strings(files)
 	var all []anchors.Label
+	var problems []anchors.LabelProblem
 	for i, f := range files {
 		if i > 0 && files[i-1] == f {
 			continue
 		}
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return nil, usageErr("labels: %v", err)
+			problems = append(problems, anchors.LabelProblem{File: f, Reason: fmt.Sprintf("cannot read the label file: %v", err)})
+			continue
 		}
-		ls, err := anchors.ParseLabels(data, f)
-		if err != nil {
-			return nil, usageErr("labels: %v", err)
-		}
+		ls, bad := anchors.ParseLabelsLenient(data, f)
+		problems = append(problems, bad...)
 		all = append(all, ls...)
 	}
 	base, err := os.Getwd()
 	if err != nil {
-		return nil, fmt.Errorf("labels: %w", err)
+		return nil, nil, fmt.Errorf("labels: %w", err)
 	}
-	return anchors.NewLabelSet(all, base), nil
+	return anchors.NewLabelSet(all, base), problems, nil
 }
 
 // anchorConfig builds the anchor configuration of a run.
-func anchorConfig(rules, labelPaths []string, evidence string, foundLabels []string) (*analysis.AnchorConfig, error) {
+// The label lines that could not be used are returned as problems.
+func anchorConfig(rules, labelPaths []string, evidence string, foundLabels []string) (*analysis.AnchorConfig, []anchors.LabelProblem, error) {
 	sets, err := loadRuleSets(rules)
 	if err != nil || sets == nil {
-		return nil, err
+		return nil, nil, err
 	}
 	kinds, err := anchors.ParseEvidenceKinds(evidence)
 	if err != nil {
-		return nil, usageErr("--evidence: %v", err)
+		return nil, nil, usageErr("--evidence: %v", err)
 	}
-	labels, err := loadLabels(foundLabels, labelPaths)
+	labels, problems, err := loadLabels(foundLabels, labelPaths)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ac, err := analysis.NewAnchorConfig(sets, labels, kinds)
 	if err != nil {
-		return nil, usageErr("--rules: %v", err)
+		return nil, nil, usageErr("--rules: %v", err)
 	}
-	return ac, nil
+	return ac, problems, nil
 }
 
 // warnUnmatchedLabels tells the user about labels that named no transcript

@@ -77,9 +77,18 @@ func TestRunLabelAndRuleErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.labels.jsonl")
 	os.WriteFile(bad, []byte(`{"transcript": "x", "turn": 0, "type": "task-completion"}`+"\n"+`{"transcript": "x", "turn": 1, "type": "done"}`+"\n"), 0o644)
-	code, _, errs := runCLI(t, "run", seeds, "-o", t.TempDir(), "-q", "--labels", bad)
-	if code != exitBadInput || !strings.Contains(errs, "bad.labels.jsonl:2: unknown anchor type \"done\"") {
+	// A bad label line is a problem row (and a warning); the run goes on.
+	out := t.TempDir()
+	code, _, errs := runCLI(t, "run", seeds, "-o", out, "-q", "--format", "csv", "--labels", bad)
+	if code != 0 || !strings.Contains(errs, "bad.labels.jsonl:2: unknown anchor type \"done\"") {
 		t.Errorf("bad labels: exit %d: %s", code, errs)
+	}
+	found := false
+	for _, row := range readCSV(t, filepath.Join(out, "problems.csv")) {
+		found = found || strings.HasSuffix(row["path"], "bad.labels.jsonl") && row["line"] == "2" && strings.Contains(row["reason"], `"done"`)
+	}
+	if !found {
+		t.Error("bad labels: no problem row for bad.labels.jsonl:2")
 	}
 	rules := filepath.Join(dir, "mine.yaml")
 	os.WriteFile(rules, []byte("name: mine\nthreshold: 0.9\nrules:\n  - name: r\n    type: task-completion\n    weight: 1\n    confidence: 1\n    when: {call: {tool: Edit, comand: {contains: x, case: sensitive}}}\n"), 0o644)

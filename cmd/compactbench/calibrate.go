@@ -76,6 +76,9 @@ func calibrateCommand(ctx context.Context, opts calibrateOptions, stdout, stderr
 	if len(opts.Paths) == 0 {
 		return usageErr("calibrate: no input paths")
 	}
+	if err := checkJobs(opts.Jobs); err != nil {
+		return err
+	}
 	if err := checkInputFormat(opts.InputFormat); err != nil {
 		return err
 	}

@@ -52,6 +52,12 @@ func newGenCommand() *cli.Command {
 			}
 			opts := genOptions{Out: c.Args().First(), Sessions: c.Int("sessions"), Seed: c.Uint64("seed"),
 				Jobs: c.Int("jobs"), Force: c.Bool("force"), Quiet: c.Bool("quiet")}
+			if err := checkJobs(opts.Jobs); err != nil {
+				return err
+			}
+			if opts.Sessions < 0 {
+				return usageErr("--sessions: want a positive number, got %d", opts.Sessions)
+			}
 			var err error
 			if opts.Scenarios, err = parseScenarios(c.String("scenarios")); err != nil {
 				return err

@@ -183,8 +183,9 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if err := opts.LLM.start(ctx, &opts.Config); err != nil {
 		return err
 	}
+	var labelProblems []anchors.LabelProblem
 	if opts.Config.Anchors == nil && !opts.NoAnchors {
-		if opts.Config.Anchors, err = anchorConfig(opts.Rules, opts.Labels, opts.Evidence, inputs.Labels); err != nil {
+		if opts.Config.Anchors, labelProblems, err = anchorConfig(opts.Rules, opts.Labels, opts.Evidence, inputs.Labels); err != nil {
 			return err
 		}
 	}
@@ -201,6 +202,24 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if opts.LLM != nil {
 		w.SetSummarizer(opts.LLM.Name, opts.LLM.Options.Model)
 	}
+	if len(labelProblems) > 0 {
+		p := labelProblems[0]
+		fmt.Fprintf(stderr, "compactbench: warning: %d label line(s) cannot be used and are problem rows; first: %s:%d: %s\n", len(labelProblems), p.File, p.Line, p.Reason)
+		rows := make([]analysis.ProblemRow, len(labelProblems))
+		for i, p := range labelProblems {
+			rows[i] = analysis.ProblemRow{Path: p.File, TranscriptID: "(labels)", Line: int64(p.Line), Reason: p.Reason}
+		}
+		if err := w.AddProblems(rows); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	closed := false
+	defer func() {
+		if !closed { // a panic or an early return: drop the partial set
+			w.Abort()
+		}
+	}()
 
 	var total int64
 	for _, f := range files {
@@ -232,7 +251,6 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		return w.AddFile(rs)
 	}
 	if err := loader.Ordered(ctx, len(files), opts.Jobs, work, emit); err != nil {
-		w.Abort()
 		return err
 	}
 	if bar != nil {
@@ -242,6 +260,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		st := opts.LLM.Summarizer.Stats()
 		w.SetSummarizerCounts(st.Requests, st.OverBudget, st.Misses)
 	}
+	closed = true
 	sum, err := w.Close()
 	if err != nil {
 		return err

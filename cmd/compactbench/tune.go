@@ -260,6 +260,9 @@ func tuneAction(c *cli.Context) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if err := checkJobs(c.Int("jobs")); err != nil {
+		return err
+	}
 	if err := checkInputFormat(c.String("input-format")); err != nil {
 		return err
 	}
@@ -275,7 +278,7 @@ func tuneAction(c *cli.Context) error {
 	if err := rulerFlags(&base, c.String("ruler"), c.String("ruler"), c.String("calibration"), "segments"); err != nil {
 		return err
 	}
-	baseAnchors, err := anchorConfig(c.StringSlice("rules"), c.StringSlice("labels"), c.String("evidence"), inputs.Labels)
+	baseAnchors, _, err := anchorConfig(c.StringSlice("rules"), c.StringSlice("labels"), c.String("evidence"), inputs.Labels)
 	if err != nil {
 		return err
 	}

@@ -43,13 +43,33 @@ type Label struct {
 // file and line (they are joined); labels are the ground truth numbers are
 // quoted against, so nothing is silently dropped.
 func ParseLabels(data []byte, file string) ([]Label, error) {
-	var out []Label
+	out, problems := ParseLabelsLenient(data, file)
+	if len(problems) == 0 {
+		return out, nil
+	}
 	var errs []error
+	for _, p := range problems[:min(len(problems), maxErrors)] {
+		errs = append(errs, fmt.Errorf("%s:%d: %s", p.File, p.Line, p.Reason))
+	}
+	return nil, errors.Join(errs...)
+}
+
+// LabelProblem is a label line that could not be used.
+type LabelProblem struct {
+	File   string
+	Line   int
+	Reason string
+}
+
+// ParseLabelsLenient reads a label file's content as ParseLabels does, but
+// keeps the good lines: each bad line is returned as a problem (the run
+// reports them as problem rows rather than stopping).
+func ParseLabelsLenient(data []byte, file string) ([]Label, []LabelProblem) {
+	var out []Label
+	var problems []LabelProblem
 	var p fastjson.Parser
 	bad := func(line int, format string, args ...any) {
-		if len(errs) < maxErrors {
-			errs = append(errs, fmt.Errorf("%s:%d: %s", file, line, fmt.Sprintf(format, args...)))
-		}
+		problems = append(problems, LabelProblem{File: file, Line: line, Reason: fmt.Sprintf(format, args...)})
 	}
 	for n := 1; len(data) > 0; n++ {
 		var line []byte
@@ -122,10 +142,7 @@ func ParseLabels(data []byte, file string) ([]Label, error) {
 		}
 		out = append(out, l)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return out, nil
+	return out, problems
 }
 
 func shortJSONErr(err error) string {

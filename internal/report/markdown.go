@@ -17,7 +17,11 @@ const topProblems = 10
 func WriteMarkdown(w io.Writer, s *Summary, d *ReportData) error {
 	b := &strings.Builder{}
 	b.WriteString("# compactbench report\n\n")
-	mdTable(b, []string{"run", ""}, runMeta(s, d, func(x string) string { return "`" + x + "`" }), "ll")
+	meta := runMeta(s, d, mdCode)
+	for _, r := range meta[3:] { // settings: rule files and labels are named by the user
+		r[1] = mdText(r[1])
+	}
+	mdTable(b, []string{"run", ""}, meta, "ll")
 
 	b.WriteString("\n## Corpus\n\n")
 	h, rows := corpusGrid(s)
@@ -48,12 +52,15 @@ func WriteMarkdown(w io.Writer, s *Summary, d *ReportData) error {
 	} else {
 		fmt.Fprintf(b, "%d problems (each is a row of `problems`, with file and line); the most frequent kinds:\n\n", s.Corpus.Problems)
 		h, rows := problemsGrid(d)
+		for _, r := range rows {
+			r[1], r[2] = mdText(r[1]), mdText(r[2]) // input text: reasons and paths
+		}
 		mdTable(b, h, rows, "rll")
 	}
 
 	b.WriteString("\n## Caveats\n\n")
 	for _, c := range caveats(s, d) {
-		b.WriteString("- " + c + "\n")
+		b.WriteString("- " + mdText(c) + "\n") // they may name a transcript
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -183,6 +190,24 @@ func mdTable(b *strings.Builder, header []string, rows [][]string, align string)
 }
 
 // mdCell escapes a table cell: pipes, and line breaks that would end the row.
+// mdText makes text from the inputs (file names, problem reasons,
+// transcript ids) inert in Markdown: HTML tags and entities, links and code
+// spans cannot start in it.
+func mdText(s string) string {
+	return mdInert.Replace(s)
+}
+
+var mdInert = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`, "`", "\\`")
+
+// mdCode renders literal text as a code span, or as inert text when it
+// holds a backtick (which would end the span).
+func mdCode(s string) string {
+	if strings.Contains(s, "`") {
+		return mdText(s)
+	}
+	return "`" + s + "`"
+}
+
 func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	s = strings.ReplaceAll(s, "\r", " ")

@@ -146,6 +146,20 @@ func (w *Writer) AddFile(results []*analysis.Result) error {
 	return nil
 }
 
+// AddProblems writes problem rows that belong to no transcript (a label
+// file's bad lines); they count in the corpus's problems.
+func (w *Writer) AddProblems(rows []analysis.ProblemRow) error {
+	w.sum.Corpus.Problems += int64(len(rows))
+	for _, s := range w.sinks {
+		if ts, ok := s.(tableSink[analysis.ProblemRow]); ok {
+			if err := ts.Write(rows...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Summary is the aggregate so far.
 func (w *Writer) Summary() *Summary { return &w.sum }
 
