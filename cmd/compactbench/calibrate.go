@@ -40,13 +40,18 @@ func newCalibrateCommand() *cli.Command {
 			&cli.IntFlag{Name: "min-support", Value: 20, Usage: "steps a quantity must change in to be fitted"},
 			&cli.BoolFlag{Name: "no-holdout", Usage: "skip the leave-one-file-out measurement"},
 			inputFormatFlag(),
+			modelsFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			mode, ok := tokens.ParseAnchoring(c.String("overhead"))
 			if !ok {
 				return usageErr("--overhead: want first or segments, got %q", c.String("overhead"))
 			}
-			return calibrateCommand(c.Context, calibrateOptions{
+			models, err := loadModels(c.String("models"))
+			if err != nil {
+				return err
+			}
+			return calibrateCommand(c.Context, calibrateOptions{Models: models,
 				Paths: c.Args().Slice(), Out: c.String("out"), Jobs: c.Int("jobs"), Anchors: mode,
 				MinSupport: c.Int("min-support"), HeldOut: !c.Bool("no-holdout"), InputFormat: c.String("input-format"),
 			}, c.App.Writer, c.App.ErrWriter)
@@ -62,6 +67,7 @@ type calibrateOptions struct {
 	MinSupport  int
 	HeldOut     bool
 	InputFormat string
+	Models      *tokens.Models
 }
 
 // calibrationInput is what one transcript contributes: its fit sample and
@@ -92,8 +98,8 @@ func calibrateCommand(ctx context.Context, opts calibrateOptions, stdout, stderr
 	work := func(ctx context.Context, i int) ([]calibrationInput, error) {
 		var out []calibrationInput
 		err := loader.ReadFile(files[i].Path, loader.Options{Format: opts.InputFormat}, func(t *transcript.Transcript) error {
-			in := calibrationInput{sample: tokens.Collect(t, opts.Anchors), group: groupOf(opts.Paths, t.Path)}
-			for _, c := range tokens.EstimateCalls(t, []*tokens.Ruler{chars4}, opts.Anchors).Calls {
+			in := calibrationInput{sample: tokens.Collect(t, opts.Anchors, opts.Models), group: groupOf(opts.Paths, t.Path)}
+			for _, c := range tokens.EstimateCalls(t, []*tokens.Ruler{chars4}, opts.Anchors, opts.Models).Calls {
 				if !c.Anchor && c.Complete {
 					in.chars4 = append(in.chars4, c.Err(0))
 				}

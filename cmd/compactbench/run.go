@@ -66,6 +66,9 @@ func newRunCommand() *cli.Command {
 			if err := rulerFlags(&opts.Config, c.String("rulers"), c.String("ruler"), c.String("calibration"), c.String("overhead")); err != nil {
 				return err
 			}
+			if opts.Config.Models, err = loadModels(c.String("models")); err != nil {
+				return err
+			}
 			if opts.Config.Compaction, err = compactionFlags(c); err != nil {
 				return err
 			}

@@ -275,6 +275,9 @@ func tuneAction(c *cli.Context) error {
 	if err := rulerFlags(&base, c.String("ruler"), c.String("ruler"), c.String("calibration"), "segments"); err != nil {
 		return err
 	}
+	if base.Models, err = loadModels(c.String("models")); err != nil {
+		return err
+	}
 	baseAnchors, err := anchorConfig(c.StringSlice("rules"), c.StringSlice("labels"), c.String("evidence"), inputs.Labels)
 	if err != nil {
 		return err

@@ -30,6 +30,9 @@ type Config struct {
 	Overhead string `json:"overhead,omitempty"`
 	// Anchors configures anchor detection and scoring; nil skips it.
 	Anchors *AnchorConfig `json:"anchors,omitempty"`
+	// Models is the model table (windows, tokenizer generations, prices,
+	// thinking rule); nil is the shipped one.
+	Models *tokens.Models `json:"models,omitempty"`
 	// Compaction selects and configures the strategies (nil: defaults).
 	Compaction *compaction.Config `json:"compaction,omitempty"`
 }
@@ -89,6 +92,12 @@ type TranscriptRow struct {
 	MicrocompactBoundaries int64  `parquet:"microcompact_boundaries" json:"microcompact_boundaries"`
 	PeakContextReal        int64  `parquet:"peak_context_real" json:"peak_context_real"`
 	Problems               int64  `parquet:"problems" json:"problems"`
+	// Window is the effective context window (the model table's, raised
+	// when the recording exceeds it, or --window); WindowSource says which:
+	// table, inferred or flag. Tokenizer is the model's tokenizer generation.
+	Window       int64  `parquet:"window" json:"window"`
+	WindowSource string `parquet:"window_source" json:"window_source"`
+	Tokenizer    string `parquet:"tokenizer" json:"tokenizer"`
 }
 
 // ProblemRow is a row of the problems table.
@@ -113,6 +122,9 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 		CompactBoundaries: int64(s.CompactBoundaries), MicrocompactBoundaries: int64(s.MicrocompactBoundaries),
 		PeakContextReal: s.PeakContextReal, Problems: int64(len(t.Problems)),
 	}}
+	win, src := cfg.Models.WindowOf(t, cfg.compaction().Window)
+	r.Transcript.Window, r.Transcript.WindowSource = int64(win), src
+	r.Transcript.Tokenizer = cfg.Models.Lookup(t.Model).Tokenizer
 	r.IgnoredByType = s.IgnoredByType
 	for _, p := range t.Problems {
 		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})

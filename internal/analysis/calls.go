@@ -156,7 +156,7 @@ func callRows(t *transcript.Transcript, cfg *Config) ([]CallRow, []BoundaryRow) 
 	if err != nil {
 		return nil, nil
 	}
-	est := tokens.EstimateCalls(t, rulers, mode)
+	est := tokens.EstimateCalls(t, rulers, mode, cfg.Models)
 	var calls []CallRow
 	if len(est.Calls) > 0 {
 		calls = make([]CallRow, len(est.Calls))

@@ -91,7 +91,7 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, *C
 		return nil, nil, nil
 	}
 	cc := cfg.compaction()
-	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices,
+	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices, Models: cfg.Models,
 		SummaryPromptTokens: cc.SummaryPromptTokens,
 		Rulers:              cfg.strategyRulers(metric)}
 	sh := compaction.NewShared(t)

@@ -260,3 +260,38 @@ func TestRecordingsOwnLossIsNotCounted(t *testing.T) {
 		t.Errorf("%d orphans, %d dangling: the recording itself lost the first call's result", ev.OrphanResults, ev.DanglingCalls)
 	}
 }
+
+// TestRecordedOnA1MWindowSession: a claude-opus-5 session whose recorded
+// context exceeds the 200k default ran on the 1M variant: the recorded
+// replay judges it against 1M and reports no overflow. A session whose
+// recording stays within its table window keeps it.
+func TestRecordedOnA1MWindowSession(t *testing.T) {
+	tests := []struct {
+		model      string
+		real       int64
+		window     int
+		source     string
+		overflows  int
+		overrideTo int
+	}{
+		{"claude-opus-5", 679_000, 1_000_000, "inferred", 0, 0},
+		{"claude-opus-4-5", 150_000, 200_000, "table", 1, 0},
+		{"claude-opus-5", 679_000, 100_000, "flag", 1, 100_000},
+	}
+	for _, tc := range tests {
+		b := &builder{}
+		b.user(strings.Repeat("a ", 600_000)) // 300,000 chars4 tokens
+		b.say("ok")
+		tr := b.transcript()
+		tr.Model = tc.model
+		tr.Messages[1].Model = tc.model
+		tr.Messages[1].Usage.Input = tc.real
+		spec, _ := SpecByID("recorded")
+		opt := options(t, tc.overrideTo)
+		run, _, _ := replay(t, tr, "recorded", spec.New(spec.Params()), opt)
+		if run.Window != tc.window || run.WindowSource != tc.source || run.Overflows != tc.overflows {
+			t.Errorf("%s real %d: window %d (%s), %d overflows; want %d (%s), %d", tc.model, tc.real,
+				run.Window, run.WindowSource, run.Overflows, tc.window, tc.source, tc.overflows)
+		}
+	}
+}

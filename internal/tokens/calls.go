@@ -147,11 +147,12 @@ func (s *rulerSums) boundary(k int, c *transcript.Compaction, strip bool) {
 
 // EstimateCalls measures rulers against the real context of every recorded
 // API call of t (see Call for the definitions) and estimates the context at
-// every recorded compaction.
-func EstimateCalls(t *transcript.Transcript, rulers []*Ruler, mode Anchoring) Estimates {
+// every recorded compaction. models says which models strip old thinking
+// (nil: the shipped table).
+func EstimateCalls(t *transcript.Transcript, rulers []*Ruler, mode Anchoring, models *Models) Estimates {
 	n := len(rulers)
 	s := &rulerSums{rulers: rulers, base: make([]int64, n), thinkCur: make([]int64, n),
 		thinkOld: make([]int64, n), overhead: make([]int64, n)}
-	walk(t, mode, s)
+	walk(t, mode, models, s)
 	return s.out
 }

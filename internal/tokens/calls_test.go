@@ -74,7 +74,7 @@ func TestEstimateCalls(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := session(tc.model1, tc.model2)
-			got := EstimateCalls(tr, []*Ruler{c4}, tc.mode)
+			got := EstimateCalls(tr, []*Ruler{c4}, tc.mode, nil)
 			if len(got.Calls) != len(tc.est) {
 				t.Fatalf("%d calls, want %d", len(got.Calls), len(tc.est))
 			}
@@ -114,7 +114,7 @@ func TestModelChangeReanchors(t *testing.T) {
 		text(transcript.RoleUser, "dddd"),
 		call(1000, "claude-haiku-4-5-20251001"),
 	}}
-	got := EstimateCalls(tr, []*Ruler{c4}, AnchorSegments)
+	got := EstimateCalls(tr, []*Ruler{c4}, AnchorSegments, nil)
 	want := []struct {
 		est    int64
 		anchor bool
@@ -124,7 +124,7 @@ func TestModelChangeReanchors(t *testing.T) {
 			t.Errorf("call %d: %d %v, want %d %v", i, got.Calls[i].Est[0], got.Calls[i].Anchor, w.est, w.anchor)
 		}
 	}
-	got = EstimateCalls(tr, []*Ruler{c4}, AnchorFirst)
+	got = EstimateCalls(tr, []*Ruler{c4}, AnchorFirst, nil)
 	if got.Calls[1].Anchor || got.Calls[1].Est[0] != 99+3 {
 		t.Errorf("first-anchor mode re-anchored at a model change: %+v", got.Calls[1])
 	}
@@ -143,14 +143,14 @@ func TestCallsCompleteAndUnusable(t *testing.T) {
 		Problems: []transcript.Problem{{Line: 7, Reason: "malformed JSON"}},
 	}
 	tr.Messages[1].Line, tr.Messages[4].Line = 3, 9
-	got := EstimateCalls(tr, []*Ruler{c4}, AnchorSegments)
+	got := EstimateCalls(tr, []*Ruler{c4}, AnchorSegments, nil)
 	if len(got.Calls) != 2 {
 		t.Fatalf("%d calls, want 2 (zero usage skipped)", len(got.Calls))
 	}
 	if !got.Calls[0].Complete || got.Calls[1].Complete {
 		t.Errorf("complete flags %v %v, want true false", got.Calls[0].Complete, got.Calls[1].Complete)
 	}
-	if got := EstimateCalls(&transcript.Transcript{}, []*Ruler{c4}, AnchorSegments); len(got.Calls) != 0 {
+	if got := EstimateCalls(&transcript.Transcript{}, []*Ruler{c4}, AnchorSegments, nil); len(got.Calls) != 0 {
 		t.Error("calls from an empty transcript")
 	}
 }
@@ -161,7 +161,7 @@ func TestCallsCompleteAndUnusable(t *testing.T) {
 func TestIncrementalMatchesRecount(t *testing.T) {
 	c4m, _ := ByName(Chars4Msg)
 	tr := session("claude-opus-4-6", "claude-opus-4-6")
-	got := EstimateCalls(tr, []*Ruler{c4m}, AnchorFirst)
+	got := EstimateCalls(tr, []*Ruler{c4m}, AnchorFirst, nil)
 	overhead := got.Calls[0].Real - int64(c4m.Context(tr.Messages[:1]))
 	// Call 1 and 2 precede any compaction; opus keeps thinking.
 	for _, k := range []int{1, 2} {

@@ -2,34 +2,9 @@ package tokens
 
 import (
 	"math"
-	"strings"
 
 	"github.com/compactbench/compactbench/internal/transcript"
 )
-
-// stripThinkingModels are the model-name prefixes whose API drops the
-// thinking blocks of earlier turns from the context. Measured on the real
-// corpus: claude-sonnet-4-5 sessions lose the previous turns' thinking when a
-// new user message arrives (the next call's real context grows by the new
-// text minus that thinking, to within a few tokens), while claude-opus-4-5
-// and claude-opus-4-6 keep it (the context only grows). The older Claude 3.7
-// and 4.0/4.1 models follow the documented stripping rule; haiku-4-5 is
-// assumed to as well (no thinking was recorded for it).
-var stripThinkingModels = []string{
-	"claude-3", "claude-sonnet-4-2", "claude-sonnet-4-5", "claude-opus-4-2", "claude-opus-4-1", "claude-haiku-4-5",
-}
-
-// StripsOldThinking reports whether a call to model leaves out the thinking
-// blocks of earlier turns. A turn ends when a user message that is not only
-// tool results arrives. Models not in the list keep thinking.
-func StripsOldThinking(model string) bool {
-	for _, p := range stripThinkingModels {
-		if strings.HasPrefix(model, p) {
-			return true
-		}
-	}
-	return false
-}
 
 // MicrocompactPlaceholder is the text Claude Code leaves in place of a tool
 // result a microcompaction cleared.
@@ -106,7 +81,7 @@ type visitor interface {
 // MicrocompactPlaceholder. A call counts as complete when no load problem
 // lies at or before its line (a lost line before a call leaves its real
 // context with content the transcript no longer holds).
-func walk(t *transcript.Transcript, mode Anchoring, v visitor) {
+func walk(t *transcript.Transcript, mode Anchoring, models *Models, v visitor) {
 	firstProblem := math.MaxInt
 	for _, p := range t.Problems {
 		if p.Line < firstProblem {
@@ -154,7 +129,7 @@ func walk(t *transcript.Transcript, mode Anchoring, v visitor) {
 			if mode == AnchorSegments && lastModel != "" && m.Model != lastModel {
 				anchorNext = true
 			}
-			strip = StripsOldThinking(m.Model)
+			strip = models.Lookup(m.Model).StripsThinking
 			v.call(&point{call: calls, msg: i, m: m, real: m.Usage.Context(), anchor: anchorNext,
 				complete: m.Line < firstProblem, strip: strip})
 			anchorNext = false

@@ -101,10 +101,11 @@ func (s *featureSums) call(p *point) {
 
 func (s *featureSums) boundary(int, *transcript.Compaction, bool) {}
 
-// Collect reduces a transcript to its calls' prompt quantities.
-func Collect(t *transcript.Transcript, mode Anchoring) Sample {
+// Collect reduces a transcript to its calls' prompt quantities (models: nil
+// for the shipped table).
+func Collect(t *transcript.Transcript, mode Anchoring, models *Models) Sample {
 	s := &featureSums{}
-	walk(t, mode, s)
+	walk(t, mode, models, s)
 	return Sample{Path: t.Path, Calls: s.out}
 }
 
