@@ -154,19 +154,24 @@ func TestCalibrateThenRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("calibrate exit %d: %s", code, text)
 	}
-	if !strings.Contains(text, "held-out median") || !strings.Contains(text, "tool_output") {
+	if !strings.Contains(text, "folder-out median") || !strings.Contains(text, "tool_output") ||
+		!strings.Contains(text, "claude-4.7: no calls of this tokenizer") || !strings.Contains(text, "tokenizer claude-3") {
 		t.Errorf("calibrate report lacks its tables:\n%s", text)
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := tokens.ParseFactors(data)
+	set, err := tokens.ParseFactors(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Fit == nil || len(f.Fit.Fitted) == 0 || f.Fit.Transcripts != 4 {
-		t.Fatalf("fit record: %+v", f.Fit)
+	f := set.Generations[tokens.GenClaude3]
+	if f == nil || f.Fit == nil || len(f.Fit.Fitted) == 0 || f.Fit.Transcripts != 4 || f.Source != "fitted" {
+		t.Fatalf("fit record: %+v", f)
+	}
+	if d := set.Generations[tokens.GenClaude47]; d == nil || d.Source != "derived" {
+		t.Fatalf("claude-4.7 without calls: %+v", d)
 	}
 	dir := t.TempDir()
 	if code, text := runCLIJoined(t, "run", "-q", "--calibration", out, "-o", dir, corpus); code != 0 {

@@ -23,8 +23,9 @@ type Config struct {
 	RulerNames []string `json:"rulers,omitempty"`
 	// Ruler is the metric ruler (default calibrated).
 	Ruler string `json:"ruler,omitempty"`
-	// Calibration replaces the calibrated ruler's shipped factors.
-	Calibration *tokens.Factors `json:"calibration,omitempty"`
+	// Calibration replaces the calibrated ruler's shipped factors (per
+	// tokenizer generation; missing generations are derived).
+	Calibration *tokens.FactorSet `json:"calibration,omitempty"`
 	// Overhead is how the calls table anchors the fixed overhead:
 	// "segments" (default) or "first" (tokens.Anchoring).
 	Overhead string `json:"overhead,omitempty"`

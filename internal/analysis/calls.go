@@ -96,15 +96,15 @@ func rulerSlots(ruler string, e1 **int64, r1 **float64, e2 **int64, r2 **float64
 
 // Rulers builds the rulers the config measures, in tokens.Names() order:
 // the default set when none is named, the calibrated one with the config's
-// factors when it has some.
-func (c *Config) Rulers() ([]*tokens.Ruler, error) {
+// (or the shipped) factors of tokenizer generation gen.
+func (c *Config) Rulers(gen string) ([]*tokens.Ruler, error) {
 	names := c.RulerNames
 	if len(names) == 0 {
 		names = tokens.DefaultNames()
 	}
 	out := make([]*tokens.Ruler, 0, len(names))
 	for _, n := range names {
-		r, err := c.ruler(n)
+		r, err := c.ruler(n, gen)
 		if err != nil {
 			return nil, err
 		}
@@ -114,22 +114,32 @@ func (c *Config) Rulers() ([]*tokens.Ruler, error) {
 }
 
 // MetricRuler is the ruler the run's metrics count with (default
-// calibrated, with the config's factors).
-func (c *Config) MetricRuler() (*tokens.Ruler, error) {
+// calibrated, with the config's factors of generation gen).
+func (c *Config) MetricRuler(gen string) (*tokens.Ruler, error) {
 	name := c.Ruler
 	if name == "" {
 		name = tokens.Calibrated
 	}
-	return c.ruler(name)
+	return c.ruler(name, gen)
 }
 
-// ruler builds a registered ruler; the calibrated one with the config's
-// factors when it has some.
-func (c *Config) ruler(name string) (*tokens.Ruler, error) {
-	if name == tokens.Calibrated && c.Calibration != nil {
-		return tokens.NewCalibrated(c.Calibration), nil
+// ruler builds a registered ruler; the calibrated one with the factors of
+// generation gen from the config's set (the shipped set when it has none).
+func (c *Config) ruler(name, gen string) (*tokens.Ruler, error) {
+	if name == tokens.Calibrated {
+		set := c.Calibration
+		if set == nil {
+			set = tokens.DefaultFactorSet()
+		}
+		f, _ := set.For(gen, c.Models)
+		return tokens.NewCalibrated(f), nil
 	}
 	return tokens.ByName(name)
+}
+
+// Generation is the tokenizer generation of a transcript's model.
+func (c *Config) Generation(t *transcript.Transcript) string {
+	return c.Models.Lookup(t.Model).Tokenizer
 }
 
 // Anchoring is the config's anchor mode (default segments).
@@ -148,7 +158,7 @@ func (c *Config) Anchoring() (tokens.Anchoring, error) {
 // compactions. A config that cannot build its rulers yields no rows; the
 // command validates the config before any analysis.
 func callRows(t *transcript.Transcript, cfg *Config) ([]CallRow, []BoundaryRow) {
-	rulers, err := cfg.Rulers()
+	rulers, err := cfg.Rulers(cfg.Generation(t))
 	if err != nil {
 		return nil, nil
 	}
