@@ -46,7 +46,7 @@ func TestRunCallsTable(t *testing.T) {
 	// is the 40-char prompt (10), so the overhead is 20003 − 10; call 1 adds
 	// thinking (37 chars: 10), the Bash call (4 + 42 chars: 12) and its
 	// result (20 chars: 5): 19993 + 37 = 20030.
-	if !bytes.Contains(first["calls.csv"], []byte(",msg_2,4,claude-opus-4-6,20096,false,true,20030,")) {
+	if !bytes.Contains(first["calls.csv"], []byte(",msg_2,4,claude-opus-4-6,claude-3,20096,false,false,true,20030,")) {
 		t.Errorf("call 1 chars4 estimate is not the hand count 20030:\n%s", first["calls.csv"])
 	}
 	var sum struct {

@@ -99,6 +99,10 @@ type TranscriptRow struct {
 	Window       int64  `parquet:"window" json:"window"`
 	WindowSource string `parquet:"window_source" json:"window_source"`
 	Tokenizer    string `parquet:"tokenizer" json:"tokenizer"`
+	// ContextDrops counts the calls whose real context fell with no
+	// compaction recorded (tokens.IsDrop): server-side clearing the
+	// transcript does not show.
+	ContextDrops int64 `parquet:"context_drops" json:"context_drops"`
 }
 
 // ProblemRow is a row of the problems table.
@@ -131,6 +135,11 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})
 	}
 	r.Calls, r.Boundaries = callRows(t, cfg)
+	for i := range r.Calls {
+		if r.Calls[i].Drop {
+			r.Transcript.ContextDrops++
+		}
+	}
 	r.Runs, r.Events, r.Series = replayRows(t, cfg)
 	if cfg.Anchors != nil {
 		analyzeAnchors(t, turns, cfg.Anchors, r)

@@ -19,10 +19,14 @@ type CallRow struct {
 	MessageID    string `parquet:"message_id" json:"message_id"`
 	Line         int64  `parquet:"line" json:"line"`
 	Model        string `parquet:"model" json:"model"`
-	RealContext  int64  `parquet:"real_context" json:"real_context"`
-	// Anchor: the overhead was taken from this call. Complete: no load
-	// problem precedes it.
+	// Tokenizer is the model's tokenizer generation (the model table's).
+	Tokenizer   string `parquet:"tokenizer" json:"tokenizer"`
+	RealContext int64  `parquet:"real_context" json:"real_context"`
+	// Anchor: the overhead was taken from this call. Drop: the real
+	// context fell since the previous call with no compaction recorded.
+	// Complete: no load problem precedes it.
 	Anchor        bool     `parquet:"anchor" json:"anchor"`
+	Drop          bool     `parquet:"drop" json:"drop"`
 	Complete      bool     `parquet:"complete" json:"complete"`
 	EstChars4     *int64   `parquet:"est_chars4,optional" json:"est_chars4"`
 	ErrChars4     *float64 `parquet:"err_chars4,optional" json:"err_chars4"`
@@ -175,7 +179,8 @@ func callRows(t *transcript.Transcript, cfg *Config) ([]CallRow, []BoundaryRow) 
 		c := &est.Calls[i]
 		row := &calls[i]
 		*row = CallRow{Path: t.Path, TranscriptID: t.ID, CallIndex: int64(c.Index), MessageID: c.MessageID,
-			Line: int64(c.Line), Model: c.Model, RealContext: c.Real, Anchor: c.Anchor, Complete: c.Complete}
+			Line: int64(c.Line), Model: c.Model, Tokenizer: cfg.Models.Lookup(c.Model).Tokenizer, RealContext: c.Real,
+			Anchor: c.Anchor, Drop: c.Drop, Complete: c.Complete}
 		for r, ru := range rulers {
 			e, errp := row.Slots(ru.Name())
 			v := c.Est[r]

@@ -168,6 +168,15 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 	for k, ci := range sh.Calls {
 		s.Call = k
 		advance(ci)
+		if fall, ok := sh.Drops[k]; ok && isRecorded {
+			// The recording's own clearing: its content model (oldest
+			// outputs cleared), then the overhead re-based on the recorded
+			// usage, as the calls table re-anchors after a drop.
+			compact(s.Tokens(), rec.Drop(s, fall), 0)
+			if u := sh.T.Messages[ci].Usage; u != nil {
+				s.Overhead = max(0, int(u.Context())-s.Tokens())
+			}
+		}
 		if m := sh.T.Messages[ci].Model; m != "" {
 			s.setStrip(opt.Models.Lookup(m).StripsThinking)
 		}
@@ -248,6 +257,8 @@ func ratioF(sum float64, n int) *float64 {
 // compactions the recording holds, where they happened.
 type recordedApplier interface {
 	Recorded(s *Sim, c *transcript.Compaction) Outcome
+	// Drop applies an unrecorded drop of fall real tokens before a call.
+	Drop(s *Sim, fall int64) Outcome
 }
 
 // none never compacts: the reference replay for cost ratios.
