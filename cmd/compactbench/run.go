@@ -172,7 +172,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	}
 	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: report.Meta{
 		Tool: "compactbench", Version: version, ConfigHash: configHash(&opts.Config), Inputs: opts.Paths,
-		Overhead: overhead.String(),
+		Overhead: overhead.String(), Models: opts.Config.Models,
 	}, Settings: reportSettings(&opts.Config), ReportTranscript: opts.ReportTranscript})
 	if err != nil {
 		return err

@@ -48,6 +48,13 @@ type Result struct {
 	// Boundaries its recorded compactions with the rulers' estimates.
 	Calls      []CallRow
 	Boundaries []BoundaryRow
+	// Sample is the transcript's calls reduced to what fitting the
+	// calibrated ruler needs (summary.json's in-sample and cross-validated
+	// figures); nil when no call recorded usage.
+	Sample *tokens.Sample
+	// Classes names, per measured call of Sample (tokens.SampleClasses),
+	// the content class that grew the prompt most since its anchor.
+	Classes []string
 	// Runs and Events are the strategies' replays of the transcript.
 	Runs   []RunRow
 	Events []EventRow
@@ -135,6 +142,18 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})
 	}
 	r.Calls, r.Boundaries = callRows(t, cfg)
+	if len(r.Calls) > 0 {
+		if mode, err := cfg.Anchoring(); err == nil {
+			smp := tokens.Collect(t, mode, cfg.Models)
+			r.Sample = &smp
+			set := cfg.Calibration
+			if set == nil {
+				set = tokens.DefaultFactorSet()
+			}
+			f, _ := set.For(smp.Gen, cfg.Models)
+			r.Classes = tokens.SampleClasses(&smp, f)
+		}
+	}
 	for i := range r.Calls {
 		if r.Calls[i].Drop {
 			r.Transcript.ContextDrops++

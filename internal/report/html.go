@@ -57,6 +57,11 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 		htmlTable(b, h, rows, "")
 		b.WriteString("<p class=\"note\">" + esc(rulersLegend) + "</p>\n")
 	}
+	if h, rows := breakdownGrid(s); len(rows) > 0 {
+		b.WriteString("<h3>Ruler error by tokenizer, model family and content</h3>\n")
+		htmlTable(b, h, rows, "")
+		b.WriteString("<p class=\"note\">" + esc(breakdownLegend) + "</p>\n")
+	}
 	b.WriteString("</section>\n")
 
 	b.WriteString("<section id=\"corpus\">\n<h2>Corpus</h2>\n")
