@@ -1,6 +1,9 @@
 package report
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestFamily(t *testing.T) {
 	for in, want := range map[string]string{
@@ -15,5 +18,28 @@ func TestFamily(t *testing.T) {
 		if got := family(in); got != want {
 			t.Errorf("family(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestContextChartMarksDrops: the chosen transcript's unrecorded drops are
+// drawn on the real-context line, with a legend entry.
+func TestContextChartMarksDrops(t *testing.T) {
+	d := NewReportData("", nil)
+	r := result("a", "a.jsonl", 4)
+	r.Series.Real = []int64{50_000, 90_000, 40_000, 45_000}
+	r.Series.Drops = []int64{2}
+	d.Add(r)
+	var b strings.Builder
+	contextChart(&b, d)
+	out := b.String()
+	if strings.Count(out, "unrecorded drop before call 2") != 1 || !strings.Contains(out, "1 unrecorded drop") {
+		t.Errorf("no drop marker:\n%s", out)
+	}
+	d = NewReportData("", nil)
+	d.Add(result("b", "b.jsonl", 4))
+	b.Reset()
+	contextChart(&b, d)
+	if strings.Contains(b.String(), "unrecorded drop") {
+		t.Error("a drop marker without drops")
 	}
 }

@@ -183,6 +183,20 @@ func TestCalibratePerGeneration(t *testing.T) {
 	if o := cal.Set.Generations[GenO200k]; o == nil || o.Source != "derived" || len(cal.Notes) == 0 {
 		t.Errorf("o200k: %+v, notes %v", o, cal.Notes)
 	}
+	// k-fold by sample: every sample is measured out of its fold.
+	folds := make([]int, len(samples))
+	for i := range folds {
+		folds[i] = i % 3
+	}
+	kf, err := Calibrate(samples, AnchorSegments, FitOptions{}, flat, true, folds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range samples {
+		if len(kf.HeldOut[i]) != len(kf.InSample[i]) || len(kf.HeldOut[i]) == 0 {
+			t.Errorf("sample %d: %d held-out errors for %d in sample", i, len(kf.HeldOut[i]), len(kf.InSample[i]))
+		}
+	}
 	// One set fitted over both generations cannot do as well.
 	single, err := Fit(samples, FitOptions{})
 	if err != nil {
