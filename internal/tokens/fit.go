@@ -220,6 +220,26 @@ func fitSteps(st []step, opt FitOptions, skip func(file int) bool) (*Factors, er
 	for i := range robust {
 		robust[i] = 1
 	}
+	// Per step, once: the target less the fixed factors' share, and the
+	// fitted quantities that changed (most steps change few of them, so
+	// the normal equations are summed over those pairs only).
+	ys := make([]float64, len(st))
+	nz := make([][]int, len(st))
+	for i := range st {
+		s := &st[i]
+		if skip != nil && skip(s.file) {
+			continue
+		}
+		y := s.dreal
+		for j := 0; j < nFeatures; j++ {
+			if pos[j] < 0 {
+				y -= prior[j] * s.dx[j]
+			} else if s.dx[j] != 0 {
+				nz[i] = append(nz[i], j)
+			}
+		}
+		ys[i] = y
+	}
 	var sol []float64
 	for iter := 0; iter < 20; iter++ {
 		m := len(free)
@@ -233,22 +253,14 @@ func fitSteps(st []step, opt FitOptions, skip func(file int) bool) (*Factors, er
 			if skip != nil && skip(s.file) {
 				continue
 			}
-			y := s.dreal
-			for j := 0; j < nFeatures; j++ {
-				if pos[j] < 0 {
-					y -= prior[j] * s.dx[j]
-				}
-			}
 			w := robust[i] / (200 + math.Abs(s.dreal))
-			for a, ja := range free {
+			for _, ja := range nz[i] {
 				xa := s.dx[ja]
-				if xa == 0 {
-					continue
+				row := A[pos[ja]]
+				for _, jc := range nz[i] {
+					row[pos[jc]] += w * xa * s.dx[jc]
 				}
-				for c, jc := range free {
-					A[a][c] += w * xa * s.dx[jc]
-				}
-				b[a] += w * xa * y
+				b[pos[ja]] += w * xa * ys[i]
 			}
 		}
 		next := nnls(A, b)
