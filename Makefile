@@ -72,11 +72,12 @@ fuzz:
 		echo "== $$pkg $$target"; $(GO) test ./$$pkg -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
 
-## factors: refit the calibrated ruler's shipped factors on the real Claude Code
-## sessions beside the repository (the data is never committed)
+## factors: refit the calibrated ruler's shipped factors, per tokenizer
+## generation, on the real sessions beside the repository (the data is never
+## committed); calibrate prints the errors held out by file and by folder
 REAL ?= ../shared/real-corpus
 factors: build
-	./$(BIN) calibrate -o internal/tokens/default_factors.json $(REAL)/spotter $(REAL)/m-claude $(REAL)/fasthooks
+	./$(BIN) calibrate -o internal/tokens/default_factors.json $(REAL)
 
 clean:
 	rm -rf bin results/latest

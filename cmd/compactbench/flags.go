@@ -76,12 +76,36 @@ func checkInputFormat(name string) error {
 	return nil
 }
 
-// metricFlags are --ruler and --calibration, which rulerFlags reads.
+// metricFlags are --ruler, --calibration (which rulerFlags reads) and
+// --models (loadModels).
 func metricFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "ruler", Value: tokens.Calibrated, Usage: "the metric ruler"},
 		&cli.StringFlag{Name: "calibration", Usage: "factors `FILE` for the calibrated ruler (written by compactbench calibrate)"},
+		modelsFlag(),
 	}
+}
+
+// modelsFlag is --models, the model table file.
+func modelsFlag() cli.Flag {
+	return &cli.StringFlag{Name: "models", Usage: "model table `FILE` (YAML: per model-name pattern its tokenizer, windows, output limit, prices, thinking rule) instead of the shipped one"}
+}
+
+// loadModels reads a model table (--models), or returns nil (the shipped
+// table) when path is empty.
+func loadModels(path string) (*tokens.Models, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageErr("--models: %v", err)
+	}
+	m, err := tokens.ParseModels(data)
+	if err != nil {
+		return nil, usageErr("--models %s: %v", path, err)
+	}
+	return m, nil
 }
 
 // strategyFlags are --strategies, --mode, --window and --config, which

@@ -46,7 +46,7 @@ func TestRunCallsTable(t *testing.T) {
 	// is the 40-char prompt (10), so the overhead is 20003 − 10; call 1 adds
 	// thinking (37 chars: 10), the Bash call (4 + 42 chars: 12) and its
 	// result (20 chars: 5): 19993 + 37 = 20030.
-	if !bytes.Contains(first["calls.csv"], []byte(",msg_2,4,claude-opus-4-6,20096,false,true,20030,")) {
+	if !bytes.Contains(first["calls.csv"], []byte(",msg_2,4,claude-opus-4-6,claude-3,20096,false,false,true,20030,")) {
 		t.Errorf("call 1 chars4 estimate is not the hand count 20030:\n%s", first["calls.csv"])
 	}
 	var sum struct {
@@ -154,19 +154,24 @@ func TestCalibrateThenRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("calibrate exit %d: %s", code, text)
 	}
-	if !strings.Contains(text, "held-out median") || !strings.Contains(text, "tool_output") {
+	if !strings.Contains(text, "folder-out median") || !strings.Contains(text, "tool_output") ||
+		!strings.Contains(text, "claude-4.7: no calls of this tokenizer") || !strings.Contains(text, "tokenizer claude-3") {
 		t.Errorf("calibrate report lacks its tables:\n%s", text)
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := tokens.ParseFactors(data)
+	set, err := tokens.ParseFactors(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Fit == nil || len(f.Fit.Fitted) == 0 || f.Fit.Transcripts != 4 {
-		t.Fatalf("fit record: %+v", f.Fit)
+	f := set.Generations[tokens.GenClaude3]
+	if f == nil || f.Fit == nil || len(f.Fit.Fitted) == 0 || f.Fit.Transcripts != 4 || f.Source != "fitted" {
+		t.Fatalf("fit record: %+v", f)
+	}
+	if d := set.Generations[tokens.GenClaude47]; d == nil || d.Source != "derived" {
+		t.Fatalf("claude-4.7 without calls: %+v", d)
 	}
 	dir := t.TempDir()
 	if code, text := runCLIJoined(t, "run", "-q", "--calibration", out, "-o", dir, corpus); code != 0 {

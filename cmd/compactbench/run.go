@@ -71,10 +71,13 @@ func newRunCommand() *cli.Command {
 			if err := rulerFlags(&opts.Config, c.String("rulers"), c.String("ruler"), c.String("calibration"), c.String("overhead")); err != nil {
 				return err
 			}
+			if opts.Config.Models, err = loadModels(c.String("models")); err != nil {
+				return err
+			}
 			if opts.Config.Compaction, err = compactionFlags(c); err != nil {
 				return err
 			}
-			if opts.LLM, err = summarizerFromFlags(c, opts.Config.Compaction); err != nil {
+			if opts.LLM, err = summarizerFromFlags(c, opts.Config.Compaction, opts.Config.Models); err != nil {
 				return err
 			}
 			return runCommand(c.Context, opts, c.App.Writer, c.App.ErrWriter)
@@ -194,7 +197,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	}
 	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: report.Meta{
 		Tool: "compactbench", Version: version, ConfigHash: configHash(&opts.Config), Inputs: opts.Paths,
-		Overhead: overhead.String(),
+		Overhead: overhead.String(), Models: opts.Config.Models,
 	}, Settings: reportSettings(&opts.Config), ReportTranscript: opts.ReportTranscript, Summaries: opts.LLM != nil})
 	if err != nil {
 		return err

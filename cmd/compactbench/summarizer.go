@@ -14,6 +14,7 @@ import (
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/llm"
+	"github.com/compactbench/compactbench/internal/tokens"
 )
 
 // Summarizer names, as --summarizer takes them.
@@ -55,7 +56,7 @@ type llmSetup struct {
 
 // summarizerFromFlags reads the summarizer flags; nil means extractive. A
 // missing key, model or prompt file is a usage error.
-func summarizerFromFlags(c *cli.Context, cc *compaction.Config) (*llmSetup, error) {
+func summarizerFromFlags(c *cli.Context, cc *compaction.Config, models *tokens.Models) (*llmSetup, error) {
 	name := c.String("summarizer")
 	if name == summarizerExtractive {
 		for _, f := range []string{"llm-model", "llm-url", "llm-cache", "llm-budget", "llm-prompt"} {
@@ -138,11 +139,7 @@ func summarizerFromFlags(c *cli.Context, cc *compaction.Config) (*llmSetup, erro
 			return nil, usageErr("--llm-prompt %s: %v", file, err)
 		}
 	}
-	prices := cc.Prices
-	if prices == nil {
-		prices = compaction.DefaultPrices()
-	}
-	o.Price = compaction.PriceOf(prices, o.Model)
+	o.Price = compaction.PriceOf(cc.Prices, models, o.Model)
 	return s, nil
 }
 

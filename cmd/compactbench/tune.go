@@ -278,12 +278,15 @@ func tuneAction(c *cli.Context) error {
 	if err := rulerFlags(&base, c.String("ruler"), c.String("ruler"), c.String("calibration"), "segments"); err != nil {
 		return err
 	}
+	if base.Models, err = loadModels(c.String("models")); err != nil {
+		return err
+	}
 	baseAnchors, _, err := anchorConfig(c.StringSlice("rules"), c.StringSlice("labels"), c.String("evidence"), inputs.Labels)
 	if err != nil {
 		return err
 	}
 	// One model summarizer (and cache) serves every setting.
-	setup, err := summarizerFromFlags(c, compaction.DefaultConfig())
+	setup, err := summarizerFromFlags(c, compaction.DefaultConfig(), base.Models)
 	if err != nil {
 		return err
 	}

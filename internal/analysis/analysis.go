@@ -23,13 +23,17 @@ type Config struct {
 	RulerNames []string `json:"rulers,omitempty"`
 	// Ruler is the metric ruler (default calibrated).
 	Ruler string `json:"ruler,omitempty"`
-	// Calibration replaces the calibrated ruler's shipped factors.
-	Calibration *tokens.Factors `json:"calibration,omitempty"`
+	// Calibration replaces the calibrated ruler's shipped factors (per
+	// tokenizer generation; missing generations are derived).
+	Calibration *tokens.FactorSet `json:"calibration,omitempty"`
 	// Overhead is how the calls table anchors the fixed overhead:
 	// "segments" (default) or "first" (tokens.Anchoring).
 	Overhead string `json:"overhead,omitempty"`
 	// Anchors configures anchor detection and scoring; nil skips it.
 	Anchors *AnchorConfig `json:"anchors,omitempty"`
+	// Models is the model table (windows, tokenizer generations, prices,
+	// thinking rule); nil is the shipped one.
+	Models *tokens.Models `json:"models,omitempty"`
 	// Compaction selects and configures the strategies (nil: defaults).
 	Compaction *compaction.Config `json:"compaction,omitempty"`
 	// Summarizer writes the strategies' summaries (nil: the extractive
@@ -50,6 +54,13 @@ type Result struct {
 	// Boundaries its recorded compactions with the rulers' estimates.
 	Calls      []CallRow
 	Boundaries []BoundaryRow
+	// Sample is the transcript's calls reduced to what fitting the
+	// calibrated ruler needs (summary.json's in-sample and cross-validated
+	// figures); nil when no call recorded usage.
+	Sample *tokens.Sample
+	// Classes names, per measured call of Sample (tokens.SampleClasses),
+	// the content class that grew the prompt most since its anchor.
+	Classes []string
 	// Runs and Events are the strategies' replays of the transcript.
 	Runs   []RunRow
 	Events []EventRow
@@ -105,6 +116,16 @@ type TranscriptRow struct {
 	// OffPath lists the conversation records left off the active path, per
 	// reason: "branch=3;duplicate_uuid=1".
 	OffPath string `parquet:"off_path" json:"off_path"`
+	// Window is the effective context window (the model table's, raised
+	// when the recording exceeds it, or --window); WindowSource says which:
+	// table, inferred or flag. Tokenizer is the model's tokenizer generation.
+	Window       int64  `parquet:"window" json:"window"`
+	WindowSource string `parquet:"window_source" json:"window_source"`
+	Tokenizer    string `parquet:"tokenizer" json:"tokenizer"`
+	// ContextDrops counts the calls whose real context fell with no
+	// compaction recorded (tokens.IsDrop): server-side clearing the
+	// transcript does not show.
+	ContextDrops int64 `parquet:"context_drops" json:"context_drops"`
 }
 
 // ProblemRow is a row of the problems table.
@@ -130,11 +151,31 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 		PeakContextReal: s.PeakContextReal, Problems: int64(len(t.Problems) + s.ProblemsUnlisted),
 		UnknownTypes: int64(s.UnknownTypes), UnknownKeys: int64(s.UnknownKeys), OffPath: FormatCounts(s.OffPath),
 	}}
+	win, src := cfg.Models.WindowOf(t, cfg.compaction().Window)
+	r.Transcript.Window, r.Transcript.WindowSource = int64(win), src
+	r.Transcript.Tokenizer = cfg.Models.Lookup(t.Model).Tokenizer
 	r.IgnoredByType = s.IgnoredByType
 	for _, p := range t.Problems {
 		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})
 	}
 	r.Calls, r.Boundaries = callRows(t, cfg)
+	if len(r.Calls) > 0 {
+		if mode, err := cfg.Anchoring(); err == nil {
+			smp := tokens.Collect(t, mode, cfg.Models)
+			r.Sample = &smp
+			set := cfg.Calibration
+			if set == nil {
+				set = tokens.DefaultFactorSet()
+			}
+			f, _ := set.For(smp.Gen, cfg.Models)
+			r.Classes = tokens.SampleClasses(&smp, f)
+		}
+	}
+	for i := range r.Calls {
+		if r.Calls[i].Drop {
+			r.Transcript.ContextDrops++
+		}
+	}
 	r.Runs, r.Events, r.Summaries, r.Series = replayRows(t, cfg)
 	if cfg.Anchors != nil {
 		analyzeAnchors(t, turns, cfg.Anchors, r)

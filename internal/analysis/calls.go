@@ -19,10 +19,14 @@ type CallRow struct {
 	MessageID    string `parquet:"message_id" json:"message_id"`
 	Line         int64  `parquet:"line" json:"line"`
 	Model        string `parquet:"model" json:"model"`
-	RealContext  int64  `parquet:"real_context" json:"real_context"`
-	// Anchor: the overhead was taken from this call. Complete: no load
-	// problem precedes it.
+	// Tokenizer is the model's tokenizer generation (the model table's).
+	Tokenizer   string `parquet:"tokenizer" json:"tokenizer"`
+	RealContext int64  `parquet:"real_context" json:"real_context"`
+	// Anchor: the overhead was taken from this call. Drop: the real
+	// context fell since the previous call with no compaction recorded.
+	// Complete: no load problem precedes it.
 	Anchor        bool     `parquet:"anchor" json:"anchor"`
+	Drop          bool     `parquet:"drop" json:"drop"`
 	Complete      bool     `parquet:"complete" json:"complete"`
 	EstChars4     *int64   `parquet:"est_chars4,optional" json:"est_chars4"`
 	ErrChars4     *float64 `parquet:"err_chars4,optional" json:"err_chars4"`
@@ -100,15 +104,15 @@ func rulerSlots(ruler string, e1 **int64, r1 **float64, e2 **int64, r2 **float64
 
 // Rulers builds the rulers the config measures, in tokens.Names() order:
 // the default set when none is named, the calibrated one with the config's
-// factors when it has some.
-func (c *Config) Rulers() ([]*tokens.Ruler, error) {
+// (or the shipped) factors of tokenizer generation gen.
+func (c *Config) Rulers(gen string) ([]*tokens.Ruler, error) {
 	names := c.RulerNames
 	if len(names) == 0 {
 		names = tokens.DefaultNames()
 	}
 	out := make([]*tokens.Ruler, 0, len(names))
 	for _, n := range names {
-		r, err := c.ruler(n)
+		r, err := c.ruler(n, gen)
 		if err != nil {
 			return nil, err
 		}
@@ -118,22 +122,32 @@ func (c *Config) Rulers() ([]*tokens.Ruler, error) {
 }
 
 // MetricRuler is the ruler the run's metrics count with (default
-// calibrated, with the config's factors).
-func (c *Config) MetricRuler() (*tokens.Ruler, error) {
+// calibrated, with the config's factors of generation gen).
+func (c *Config) MetricRuler(gen string) (*tokens.Ruler, error) {
 	name := c.Ruler
 	if name == "" {
 		name = tokens.Calibrated
 	}
-	return c.ruler(name)
+	return c.ruler(name, gen)
 }
 
-// ruler builds a registered ruler; the calibrated one with the config's
-// factors when it has some.
-func (c *Config) ruler(name string) (*tokens.Ruler, error) {
-	if name == tokens.Calibrated && c.Calibration != nil {
-		return tokens.NewCalibrated(c.Calibration), nil
+// ruler builds a registered ruler; the calibrated one with the factors of
+// generation gen from the config's set (the shipped set when it has none).
+func (c *Config) ruler(name, gen string) (*tokens.Ruler, error) {
+	if name == tokens.Calibrated {
+		set := c.Calibration
+		if set == nil {
+			set = tokens.DefaultFactorSet()
+		}
+		f, _ := set.For(gen, c.Models)
+		return tokens.NewCalibrated(f), nil
 	}
 	return tokens.ByName(name)
+}
+
+// Generation is the tokenizer generation of a transcript's model.
+func (c *Config) Generation(t *transcript.Transcript) string {
+	return c.Models.Lookup(t.Model).Tokenizer
 }
 
 // Anchoring is the config's anchor mode (default segments).
@@ -152,7 +166,7 @@ func (c *Config) Anchoring() (tokens.Anchoring, error) {
 // compactions. A config that cannot build its rulers yields no rows; the
 // command validates the config before any analysis.
 func callRows(t *transcript.Transcript, cfg *Config) ([]CallRow, []BoundaryRow) {
-	rulers, err := cfg.Rulers()
+	rulers, err := cfg.Rulers(cfg.Generation(t))
 	if err != nil {
 		return nil, nil
 	}
@@ -160,7 +174,7 @@ func callRows(t *transcript.Transcript, cfg *Config) ([]CallRow, []BoundaryRow) 
 	if err != nil {
 		return nil, nil
 	}
-	est := tokens.EstimateCalls(t, rulers, mode)
+	est := tokens.EstimateCalls(t, rulers, mode, cfg.Models)
 	var calls []CallRow
 	if len(est.Calls) > 0 {
 		calls = make([]CallRow, len(est.Calls))
@@ -169,7 +183,8 @@ func callRows(t *transcript.Transcript, cfg *Config) ([]CallRow, []BoundaryRow) 
 		c := &est.Calls[i]
 		row := &calls[i]
 		*row = CallRow{Path: t.Path, TranscriptID: t.ID, CallIndex: int64(c.Index), MessageID: c.MessageID,
-			Line: int64(c.Line), Model: c.Model, RealContext: c.Real, Anchor: c.Anchor, Complete: c.Complete}
+			Line: int64(c.Line), Model: c.Model, Tokenizer: cfg.Models.Lookup(c.Model).Tokenizer, RealContext: c.Real,
+			Anchor: c.Anchor, Drop: c.Drop, Complete: c.Complete}
 		for r, ru := range rulers {
 			e, errp := row.Slots(ru.Name())
 			v := c.Est[r]

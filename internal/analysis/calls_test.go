@@ -9,24 +9,28 @@ import (
 
 func TestConfigRulers(t *testing.T) {
 	var zero Config
-	rs, err := zero.Rulers()
+	rs, err := zero.Rulers(tokens.GenClaude3)
 	if err != nil || len(rs) != len(tokens.DefaultNames()) {
 		t.Fatalf("zero config rulers: %v %v", rs, err)
 	}
-	if m, err := zero.MetricRuler(); err != nil || m.Name() != tokens.Calibrated {
+	if m, err := zero.MetricRuler(tokens.GenClaude3); err != nil || m.Name() != tokens.Calibrated {
 		t.Errorf("zero config metric ruler: %v %v", m, err)
 	}
 	if a, err := zero.Anchoring(); err != nil || a != tokens.AnchorSegments {
 		t.Errorf("zero config anchoring: %v %v", a, err)
 	}
 	f := &tokens.Factors{Prose: 1}
-	c := Config{RulerNames: []string{tokens.Calibrated}, Calibration: f, Overhead: "first"}
-	rs, _ = c.Rulers()
+	c := Config{RulerNames: []string{tokens.Calibrated}, Calibration: &tokens.FactorSet{Generations: map[string]*tokens.Factors{tokens.GenClaude3: f}}, Overhead: "first"}
 	b := transcript.Block{Kind: transcript.BlockText, Text: "abcd"}
-	if got := rs[0].Uncached().Block(&b); got != 4 {
-		t.Errorf("calibration not applied: %d", got)
+	// Each generation counts with its own factors; one the file lacks
+	// derives from the reference generation's (claude-4.7: × 1.46).
+	for gen, want := range map[string]int{tokens.GenClaude3: 4, tokens.GenClaude47: 6} {
+		rs, _ = c.Rulers(gen)
+		if got := rs[0].Uncached().Block(&b); got != want {
+			t.Errorf("%s: calibration not applied: %d, want %d", gen, got, want)
+		}
 	}
-	if _, err := (&Config{RulerNames: []string{"x"}}).Rulers(); err == nil {
+	if _, err := (&Config{RulerNames: []string{"x"}}).Rulers(""); err == nil {
 		t.Error("unknown ruler accepted")
 	}
 	if _, err := (&Config{Overhead: "x"}).Anchoring(); err == nil {
@@ -70,11 +74,11 @@ func TestStrategyRulers(t *testing.T) {
 		{tokens.Calibrated, tokens.Chars4Msg, tokens.Chars4Msg},
 	} {
 		cfg := &Config{Ruler: tc.metric}
-		metric, err := cfg.MetricRuler()
+		metric, err := cfg.MetricRuler(tokens.GenClaude3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := cfg.strategyRulers(metric)(tc.asked)
+		r, err := cfg.strategyRulers(metric, tokens.GenClaude3)(tc.asked)
 		if err != nil {
 			t.Fatal(err)
 		}

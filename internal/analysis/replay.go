@@ -86,14 +86,14 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []
 	if !replays(t) {
 		return nil, nil, nil, nil
 	}
-	metric, err := cfg.MetricRuler()
+	metric, err := cfg.MetricRuler(cfg.Generation(t))
 	if err != nil {
 		return nil, nil, nil, nil
 	}
 	cc := cfg.compaction()
-	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices,
+	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices, Models: cfg.Models,
 		SummaryPromptTokens: cc.SummaryPromptTokens,
-		Rulers:              cfg.strategyRulers(metric), Summarizer: cfg.Summarizer}
+		Rulers:              cfg.strategyRulers(metric, cfg.Generation(t)), Summarizer: cfg.Summarizer}
 	sh := compaction.NewShared(t)
 	if cfg.Anchors != nil { // rule sets given with --rules are usable by strategies too
 		sh.RuleSets = map[string]*anchors.RuleSet{}
@@ -166,12 +166,12 @@ type SummaryRow struct {
 // "metric" and the metric's own name are the metric ruler; any other name is
 // built like the run's rulers (calibrated with the config's factors), so a
 // strategy set to count with calibrated does so whatever --ruler says.
-func (c *Config) strategyRulers(metric *tokens.Ruler) func(string) (compaction.Ruler, error) {
+func (c *Config) strategyRulers(metric *tokens.Ruler, gen string) func(string) (compaction.Ruler, error) {
 	return func(name string) (compaction.Ruler, error) {
 		if name == "metric" || name == metric.Name() {
 			return metric, nil
 		}
-		return c.ruler(name)
+		return c.ruler(name, gen)
 	}
 }
 

@@ -16,6 +16,9 @@ type ContextSeries struct {
 	// Real is each call's recorded context (input + cache read + cache
 	// creation), -1 where the call recorded no usage.
 	Real []int64
+	// Drops are the calls whose real context fell with no compaction
+	// recorded (tokens.IsDrop), in order.
+	Drops []int64
 	// Strategies are the replays, in the order of the runs table.
 	Strategies []StrategySeries
 }
@@ -43,6 +46,9 @@ func newSeries(t *transcript.Transcript, sh *compaction.Shared) *ContextSeries {
 		s.Real[k] = -1
 		if u := t.Messages[ci].Usage; u != nil {
 			s.Real[k] = u.Context()
+		}
+		if _, ok := sh.Drops[k]; ok {
+			s.Drops = append(s.Drops, int64(k))
 		}
 	}
 	return s

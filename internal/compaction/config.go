@@ -31,14 +31,16 @@ type Config struct {
 	Strategies []string
 	// Params holds each strategy's parameters (a pointer to its params
 	// struct), defaults filled in.
-	Params              map[string]any
+	Params map[string]any
+	// Prices are the strategies file's own prices, matched before the
+	// model table's.
 	Prices              []Price
 	SummaryPromptTokens int
 }
 
 // DefaultConfig returns every strategy with its default parameters.
 func DefaultConfig() *Config {
-	c := &Config{Params: map[string]any{}, Prices: DefaultPrices(), SummaryPromptTokens: 500}
+	c := &Config{Params: map[string]any{}, SummaryPromptTokens: 500}
 	for _, s := range Specs() {
 		c.Params[s.ID] = s.Params()
 	}
@@ -105,7 +107,7 @@ func ParseConfig(data []byte, origin string) (*Config, error) {
 		return nil, fmt.Errorf("%s: window: want a number of tokens, got %d", origin, c.Window)
 	}
 	if f.Prices != nil {
-		c.Prices = append(f.Prices, DefaultPrices()...)
+		c.Prices = f.Prices
 	}
 	if f.SummaryPromptTokens != nil {
 		c.SummaryPromptTokens = *f.SummaryPromptTokens

@@ -1,6 +1,10 @@
 package compaction
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/compactbench/compactbench/internal/tokens"
+)
 
 // Cost model (docs/metrics.md, cost). Every simulated call bills its
 // prompt with prompt caching: the prefix unchanged since the previous call
@@ -31,27 +35,33 @@ const (
 	CacheWriteFactor = 1.25
 )
 
-// DefaultPrices are list prices in USD per million tokens (2026); the first
-// prefix that matches the model wins, the last entry matches any model.
-func DefaultPrices() []Price {
-	return []Price{
-		{"claude-opus-4-5", 5, 25}, {"claude-opus-4-6", 5, 25}, {"claude-opus-4", 15, 75},
-		{"claude-sonnet", 3, 15}, {"claude-3-5-sonnet", 3, 15}, {"claude-3-7-sonnet", 3, 15},
-		{"claude-haiku-4", 1, 5}, {"claude-3-5-haiku", 0.8, 4}, {"claude-3-haiku", 0.25, 1.25},
-		{"gpt-4o-mini", 0.15, 0.6}, {"gpt-4o", 2.5, 10}, {"gpt-4.1", 2, 8}, {"gpt-5", 1.25, 10},
-		{"o3", 2, 8}, {"o4-mini", 1.1, 4.4},
-		{"", 3, 15},
+// DefaultPrices are the shipped model table's list prices (USD per million
+// tokens), one per entry in match order.
+func DefaultPrices() []Price { return PricesOf(nil) }
+
+// PricesOf lists a model table's prices in match order (nil: the shipped
+// table). An entry's pattern "p*" becomes the prefix "p"; "*" matches any.
+func PricesOf(models *tokens.Models) []Price {
+	if models == nil {
+		models = tokens.DefaultModels()
 	}
+	out := make([]Price, 0, len(models.Entries))
+	for _, e := range models.Entries {
+		out = append(out, Price{Model: strings.TrimSuffix(e.Pattern, "*"), Input: e.Input, Output: e.OutputPrice})
+	}
+	return out
 }
 
-// priceOf finds a model's price.
-func priceOf(prices []Price, model string) Price {
+// priceOf finds a model's price: the first of prices (a strategies file's
+// own) whose prefix matches, else the model table's entry.
+func priceOf(prices []Price, models *tokens.Models, model string) Price {
 	for _, p := range prices {
 		if strings.HasPrefix(model, p.Model) {
 			return p
 		}
 	}
-	return Price{Input: 3, Output: 15}
+	e := models.Lookup(model)
+	return Price{Model: e.Pattern, Input: e.Input, Output: e.OutputPrice}
 }
 
 // bill accumulates a replay's cost in USD.
@@ -72,9 +82,12 @@ func (b *bill) summarizer(input, output int) {
 	b.usd += (float64(input)*b.p.Input + float64(output)*b.p.Output) / 1e6
 }
 
-// PriceOf finds a model's price in a price list (the last resort is the
-// default price): the summarizer bills its own model calls with it.
-func PriceOf(prices []Price, model string) Price { return priceOf(prices, model) }
+// PriceOf finds a model's price: a strategies file's prices first, then the
+// model table (nil: the shipped one). The summarizer bills its own model
+// calls with it.
+func PriceOf(prices []Price, models *tokens.Models, model string) Price {
+	return priceOf(prices, models, model)
+}
 
 // USD is the price of a call with the given uncached input and output.
 func (p Price) USD(input, output int) float64 {

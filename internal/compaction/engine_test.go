@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -258,5 +259,76 @@ func TestRecordingsOwnLossIsNotCounted(t *testing.T) {
 	measure(sim, &ev, before, sim.Tokens(), &Outcome{})
 	if ev.OrphanResults != 0 || ev.DanglingCalls != 0 {
 		t.Errorf("%d orphans, %d dangling: the recording itself lost the first call's result", ev.OrphanResults, ev.DanglingCalls)
+	}
+}
+
+// TestRecordedOnA1MWindowSession: a claude-opus-5 session whose recorded
+// context exceeds the 200k default ran on the 1M variant: the recorded
+// replay judges it against 1M and reports no overflow. A session whose
+// recording stays within its table window keeps it.
+func TestRecordedOnA1MWindowSession(t *testing.T) {
+	tests := []struct {
+		model      string
+		real       int64
+		window     int
+		source     string
+		overflows  int
+		overrideTo int
+	}{
+		{"claude-opus-5", 679_000, 1_000_000, "inferred", 0, 0},
+		{"claude-opus-4-5", 150_000, 200_000, "table", 1, 0},
+		{"claude-opus-5", 679_000, 100_000, "flag", 1, 100_000},
+	}
+	for _, tc := range tests {
+		b := &builder{}
+		b.user(strings.Repeat("a ", 600_000)) // 300,000 chars4 tokens
+		b.say("ok")
+		tr := b.transcript()
+		tr.Model = tc.model
+		tr.Messages[1].Model = tc.model
+		tr.Messages[1].Usage.Input = tc.real
+		spec, _ := SpecByID("recorded")
+		run, _ := Replay(NewShared(tr), "recorded", spec.New(spec.Params()), options(t, tc.overrideTo), 0, 0)
+		if run.Window != tc.window || run.WindowSource != tc.source || run.Overflows != tc.overflows {
+			t.Errorf("%s real %d: window %d (%s), %d overflows; want %d (%s), %d", tc.model, tc.real,
+				run.Window, run.WindowSource, run.Overflows, tc.window, tc.source, tc.overflows)
+		}
+	}
+}
+
+// TestRecordedAppliesUnrecordedDrops: the real context falls by 40 % with
+// no compaction recorded; the recorded replay clears the oldest tool
+// outputs (as server-side context editing does) until its count fell as
+// much, and records a "drop" event. Other strategies do not see it.
+func TestRecordedAppliesUnrecordedDrops(t *testing.T) {
+	b := &builder{}
+	b.user("go")
+	for i := 0; i < 6; i++ {
+		id := fmt.Sprintf("t%d", i)
+		b.say("", "Bash:"+id+":ls")
+		b.result(id, false, strings.Repeat("x", 40_000)) // 10,000 chars4 tokens
+	}
+	b.say("done")
+	tr := b.transcript()
+	reals := []int64{1_000, 11_000, 21_000, 31_000, 41_000, 51_000, 30_000} // the last call: a drop of 21,000
+	k := 0
+	for i := range tr.Messages {
+		if tr.Messages[i].Role == transcript.RoleAssistant {
+			tr.Messages[i].Usage.Input = reals[k]
+			k++
+		}
+	}
+	spec, _ := SpecByID("recorded")
+	run, evs := Replay(NewShared(tr), "recorded", spec.New(spec.Params()), options(t, 0), 0, 0)
+	if len(evs) != 1 || evs[0].Action != "drop" || evs[0].Call != 6 {
+		t.Fatalf("events %+v, want one drop before call 6", evs)
+	}
+	none, evs, _ := replay(t, tr, "none", none{}, options(t, 0))
+	if len(evs) != 0 || none.Prompts[6] <= none.Prompts[5] {
+		t.Errorf("a strategy other than recorded saw the drop: %+v", evs)
+	}
+	// 21,000 tokens fall: three 10,000-token outputs are cleared.
+	if full, after := none.Prompts[6], run.Prompts[6]; after > full-29_000 || after < full-31_000 {
+		t.Errorf("prompt %d without the drop, %d with it: want 30,000 fewer", full, after)
 	}
 }

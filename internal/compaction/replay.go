@@ -1,8 +1,6 @@
 package compaction
 
 import (
-	"strings"
-
 	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -45,8 +43,11 @@ type Options struct {
 	Metric Ruler
 	// Rulers gives strategies the rulers they trigger on.
 	Rulers func(name string) (Ruler, error)
-	// Prices for the cost model (DefaultPrices when nil).
+	// Prices are matched before the model table's (a strategies file's).
 	Prices []Price
+	// Models is the model table: windows, prices, thinking rule (nil: the
+	// shipped one).
+	Models *tokens.Models
 	// SummaryPromptTokens is the fixed prompt a summarizer call adds.
 	SummaryPromptTokens int
 	// Summarizer writes summaries (Deterministic when nil).
@@ -57,9 +58,12 @@ type Options struct {
 type Run struct {
 	Strategy string
 	Calls    int
-	// Window is the model window overflows are judged against.
-	Window   int
-	Overhead int
+	// Window is the model window overflows are judged against;
+	// WindowSource where it comes from (tokens.WindowTable, WindowInferred
+	// or WindowFlag).
+	Window       int
+	WindowSource string
+	Overhead     int
 	// Compactions counts events; Overflows counts calls whose prompt
 	// exceeded the window.
 	Compactions int
@@ -90,20 +94,8 @@ type Run struct {
 	Prompts []int
 }
 
-// WindowFor is the context window of a model when no override is given.
-func WindowFor(model string) int {
-	switch {
-	case strings.HasPrefix(model, "claude"):
-		return 200_000
-	case strings.HasPrefix(model, "gpt-4.1"), strings.HasPrefix(model, "gpt-5"):
-		return 400_000
-	case strings.HasPrefix(model, "gpt-4o"), strings.HasPrefix(model, "gpt-4-turbo"), strings.HasPrefix(model, "o3"), strings.HasPrefix(model, "o4"):
-		return 128_000
-	case strings.HasPrefix(model, "gpt-4"):
-		return 8_192
-	}
-	return 200_000
-}
+// WindowFor is the shipped model table's default context window of a model.
+func WindowFor(model string) int { return tokens.DefaultModels().Lookup(model).Window() }
 
 // Overhead is the fixed prompt overhead of a transcript: the first recorded
 // call's real context minus the metric count of the messages before it, or
@@ -126,18 +118,12 @@ func Overhead(sh *Shared, metric Ruler) int {
 // Replay runs one strategy over a transcript. baselineUSD is the cost of the
 // no-compaction replay (0 to leave CostRatio nil).
 func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, baselineUSD float64) (Run, []Event) {
-	win := opt.Window
-	if win <= 0 {
-		win = WindowFor(sh.T.Model)
-	}
-	prices := opt.Prices
-	if prices == nil {
-		prices = DefaultPrices()
-	}
+	win, winSource := opt.Models.WindowOf(sh.T, opt.Window)
 	s := &Sim{Shared: sh, Overhead: overhead, Window: win, Metric: opt.Metric, Rulers: opt.Rulers,
-		Override: opt.Window, Summarizer: opt.Summarizer, strip: tokens.StripsOldThinking(sh.T.Model), lastPrompt: -1}
-	run := Run{Strategy: id, Calls: len(sh.Calls), Window: win, Overhead: overhead, Prompts: make([]int, 0, len(sh.Calls))}
-	b := bill{p: priceOf(prices, sh.T.Model)}
+		Override: opt.Window, Summarizer: opt.Summarizer, strip: opt.Models.Lookup(sh.T.Model).StripsThinking, lastPrompt: -1}
+	run := Run{Strategy: id, Calls: len(sh.Calls), Window: win, WindowSource: winSource, Overhead: overhead,
+		Prompts: make([]int, 0, len(sh.Calls))}
+	b := bill{p: priceOf(opt.Prices, opt.Models, sh.T.Model)}
 	rec, isRecorded := st.(recordedApplier)
 	var events []Event
 	comps := sh.T.Compactions
@@ -191,8 +177,17 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 	for k, ci := range sh.Calls {
 		s.Call = k
 		advance(ci)
+		if fall, ok := sh.Drops[k]; ok && isRecorded {
+			// The recording's own clearing: its content model (oldest
+			// outputs cleared), then the overhead re-based on the recorded
+			// usage, as the calls table re-anchors after a drop.
+			compact(s.Tokens(), rec.Drop(s, fall), 0)
+			if u := sh.T.Messages[ci].Usage; u != nil {
+				s.Overhead = max(0, int(u.Context())-s.Tokens())
+			}
+		}
 		if m := sh.T.Messages[ci].Model; m != "" {
-			s.setStrip(tokens.StripsOldThinking(m))
+			s.setStrip(opt.Models.Lookup(m).StripsThinking)
 		}
 		if opt.Mode == ModeReplay && !isRecorded {
 			if fire, trig := st.Trigger(s); fire {
@@ -271,6 +266,8 @@ func ratioF(sum float64, n int) *float64 {
 // compactions the recording holds, where they happened.
 type recordedApplier interface {
 	Recorded(s *Sim, c *transcript.Compaction) Outcome
+	// Drop applies an unrecorded drop of fall real tokens before a call.
+	Drop(s *Sim, fall int64) Outcome
 }
 
 // none never compacts: the reference replay for cost ratios.

@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"github.com/compactbench/compactbench/internal/anchors"
+	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
@@ -111,6 +112,10 @@ type Shared struct {
 	// partners lists, per recorded message, its tool blocks with the index
 	// of the message holding the other half of the pair (-1: none).
 	partners [][]toolPartner
+	// Drops maps the index (in Calls) of each call after an unrecorded drop
+	// (tokens.IsDrop: the real context fell with no compaction recorded) to
+	// the fall in real tokens.
+	Drops map[int]int64
 	// RuleSets are rule sets given by the caller (a rules file), by name;
 	// other names resolve to the built-in sets.
 	RuleSets map[string]*anchors.RuleSet
@@ -129,6 +134,7 @@ func NewShared(t *transcript.Transcript) *Shared {
 		}
 		sh.prompts[i] = t.Messages[i].IsPrompt()
 	}
+	sh.Drops = unrecordedDrops(t, sh.Calls)
 	sh.partners = toolPartners(t.Messages)
 	for _, tps := range sh.partners {
 		for _, tp := range tps {
@@ -138,6 +144,31 @@ func NewShared(t *transcript.Transcript) *Shared {
 		}
 	}
 	return sh
+}
+
+// unrecordedDrops finds the calls whose real context fell from the previous
+// call's by tokens.IsDrop with no compaction recorded in between.
+func unrecordedDrops(t *transcript.Transcript, calls []int) map[int]int64 {
+	var out map[int]int64
+	last, comp := int64(0), 0
+	for k, ci := range calls {
+		for comp < len(t.Compactions) && t.Compactions[comp].MessageIndex <= ci {
+			last = 0
+			comp++
+		}
+		u := t.Messages[ci].Usage
+		if u == nil || u.Context() <= 0 {
+			continue
+		}
+		if r := u.Context(); tokens.IsDrop(last, r) {
+			if out == nil {
+				out = map[int]int64{}
+			}
+			out[k] = last - r
+		}
+		last = u.Context()
+	}
+	return out
 }
 
 // Facts returns the transcript's fact index, building it on first use.

@@ -57,6 +57,11 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 		htmlTable(b, h, rows, "")
 		b.WriteString("<p class=\"note\">" + esc(rulersLegend) + "</p>\n")
 	}
+	if h, rows := breakdownGrid(s); len(rows) > 0 {
+		b.WriteString("<h3>Ruler error by tokenizer, model family and content</h3>\n")
+		htmlTable(b, h, rows, "")
+		b.WriteString("<p class=\"note\">" + esc(breakdownLegend) + "</p>\n")
+	}
 	b.WriteString("</section>\n")
 
 	b.WriteString("<section id=\"corpus\">\n<h2>Corpus</h2>\n")
@@ -438,6 +443,17 @@ func contextChart(b *strings.Builder, d *ReportData) {
 		g.path(px, real, "recorded context (input + cache read + cache creation)", "class", "mark", "data-s", "recorded-real",
 			"stroke", "#222", "stroke-width", "3", "stroke-opacity", "0.35")
 		legend.WriteString(`<li><button data-s="recorded-real"><span class="sw" style="background:#222;opacity:.35;height:6px"></span>real context (recorded usage)</button></li>` + "\n")
+	}
+	for _, k := range cs.Drops {
+		if k < 0 || int(k) >= n || cs.Real[k] < 0 {
+			continue
+		}
+		x, y := px[k], ys.at(float64(cs.Real[k]))
+		tip := fmt.Sprintf("unrecorded drop before call %d: the real context fell to %s tokens with no compaction recorded", k, compact(float64(cs.Real[k])))
+		g.raw(fmt.Sprintf(`<path class="mark" d="M%.1f %.1fl-5 -8h10z" fill="#8e44ad"><title>%s</title></path>`, x, y-2, esc(tip)))
+	}
+	if len(cs.Drops) > 0 {
+		fmt.Fprintf(&legend, `<li><span class="sw" style="background:#8e44ad"></span>▼ %s (real context fell, no compaction recorded)</li>`+"\n", plural(len(cs.Drops), "unrecorded drop"))
 	}
 	for _, ss := range cs.Strategies {
 		col := colour(strategyIndex(ss.Strategy))

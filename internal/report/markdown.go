@@ -45,6 +45,11 @@ func WriteMarkdown(w io.Writer, s *Summary, d *ReportData) error {
 		mdTable(b, h, rows, "")
 		b.WriteString("\n" + rulersLegend + "\n")
 	}
+	if h, rows := breakdownGrid(s); len(rows) > 0 {
+		b.WriteString("\n### Ruler error by tokenizer, model family and content\n\n")
+		mdTable(b, h, rows, "")
+		b.WriteString("\n" + breakdownLegend + "\n")
+	}
 
 	b.WriteString("\n## Input problems\n\n")
 	if s.Corpus.Problems == 0 {

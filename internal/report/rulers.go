@@ -1,9 +1,12 @@
 package report
 
 import (
+	"hash/fnv"
 	"io"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/tokens"
@@ -21,22 +24,97 @@ type RulerErrors struct {
 }
 
 // Rulers is the rulers section of summary.json: per ruler, median and p95 of
-// |err| = |est − real| / real and how many calls they cover.
+// |err| = |est − real| / real and how many calls they cover; the breakdowns
+// of the complete calls' errors per tokenizer generation, model family and
+// content class; and the calibrated ruler fitted on this corpus, measured in
+// sample and cross-validated.
 type Rulers struct {
 	Overhead string                  `json:"overhead"`
 	Measured map[string]*RulerErrors `json:"errors"`
+	// ByTokenizer, ByFamily and ByContent map a group to each ruler's
+	// errors on its complete non-anchor calls. A family is the model name
+	// without its date suffix; a call's content class is the class that
+	// grew its prompt most since its anchor (tokens.SampleClasses).
+	ByTokenizer map[string]map[string]tokens.ErrStats `json:"by_tokenizer,omitempty"`
+	ByFamily    map[string]map[string]tokens.ErrStats `json:"by_family,omitempty"`
+	ByContent   map[string]map[string]tokens.ErrStats `json:"by_content,omitempty"`
+	// Calibration is the calibrated ruler refitted on this corpus.
+	Calibration *CalibrationFigures `json:"calibration,omitempty"`
 
 	calls, complete, pre map[string][]float64
+	groups               map[string]map[string]map[string][]float64 // kind → group → ruler → errors
+	samples              []tokens.Sample
+	sampleCalls          int
+	models               *tokens.Models
 }
 
-func newRulers(overhead string) *Rulers {
+// CalibrationFigures are the calibrated ruler's errors when fitted on the
+// run's own corpus (per tokenizer generation, "all" for every call): in
+// sample, and cross-validated by transcript (each transcript measured with
+// factors fitted without its fold). The cross-validated figure is the one to
+// expect on sessions like these that the fit never saw.
+type CalibrationFigures struct {
+	Folds int `json:"folds"`
+	// Calls is how many calls the fit kept (at most 500,000, the first in
+	// output order).
+	Calls          int                        `json:"calls"`
+	InSample       map[string]tokens.ErrStats `json:"in_sample"`
+	CrossValidated map[string]tokens.ErrStats `json:"cross_validated"`
+	// Notes name the generations that had no calls to fit on.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// cvFolds is the number of folds of the cross-validation by transcript.
+const cvFolds = 10
+
+// maxCVCalls bounds the calls kept for the cross-validation (the first in
+// output order), so memory stays bounded on very large corpora.
+const maxCVCalls = 500_000
+
+func newRulers(overhead string, models *tokens.Models) *Rulers {
 	return &Rulers{Overhead: overhead, Measured: map[string]*RulerErrors{},
-		calls: map[string][]float64{}, complete: map[string][]float64{}, pre: map[string][]float64{}}
+		calls: map[string][]float64{}, complete: map[string][]float64{}, pre: map[string][]float64{},
+		groups: map[string]map[string]map[string][]float64{}, models: models}
+}
+
+// family is a model name without its date suffix (claude-opus-4-5-20251101
+// → claude-opus-4-5).
+func family(model string) string {
+	if i := strings.LastIndexByte(model, '-'); i > 0 && len(model)-i == 9 {
+		if _, err := strconv.Atoi(model[i+1:]); err == nil {
+			return model[:i]
+		}
+	}
+	if model == "" {
+		return "(none)"
+	}
+	return model
+}
+
+// group adds one error to a breakdown.
+func (s *Rulers) group(kind, key, ruler string, e float64) {
+	g := s.groups[kind]
+	if g == nil {
+		g = map[string]map[string][]float64{}
+		s.groups[kind] = g
+	}
+	if g[key] == nil {
+		g[key] = map[string][]float64{}
+	}
+	g[key][ruler] = append(g[key][ruler], e)
 }
 
 func (s *Rulers) add(r *analysis.Result) {
+	j := 0 // index of the next measured call in r.Classes
 	for i := range r.Calls {
 		c := &r.Calls[i]
+		class := ""
+		if c.Complete && !c.Anchor && c.RealContext > 0 {
+			if j < len(r.Classes) {
+				class = r.Classes[j]
+			}
+			j++
+		}
 		for _, name := range tokens.Names() {
 			_, e := c.Slots(name)
 			if *e == nil {
@@ -45,8 +123,17 @@ func (s *Rulers) add(r *analysis.Result) {
 			s.calls[name] = append(s.calls[name], **e)
 			if c.Complete {
 				s.complete[name] = append(s.complete[name], **e)
+				s.group("tokenizer", c.Tokenizer, name, **e)
+				s.group("family", family(c.Model), name, **e)
+				if class != "" {
+					s.group("content", class, name, **e)
+				}
 			}
 		}
+	}
+	if r.Sample != nil && len(r.Sample.Calls) > 0 && s.sampleCalls+len(r.Sample.Calls) <= maxCVCalls {
+		s.samples = append(s.samples, *r.Sample)
+		s.sampleCalls += len(r.Sample.Calls)
 	}
 	for i := range r.Boundaries {
 		b := &r.Boundaries[i]
@@ -66,6 +153,60 @@ func (s *Rulers) finish() {
 		s.Measured[name] = &RulerErrors{Calls: tokens.AbsErrStats(s.calls[name]),
 			Complete: tokens.AbsErrStats(s.complete[name]), PreTokens: tokens.AbsErrStats(s.pre[name])}
 	}
+	stats := func(kind string) map[string]map[string]tokens.ErrStats {
+		g := s.groups[kind]
+		if len(g) == 0 {
+			return nil
+		}
+		out := map[string]map[string]tokens.ErrStats{}
+		for key, byRuler := range g {
+			out[key] = map[string]tokens.ErrStats{}
+			for name, errs := range byRuler {
+				out[key][name] = tokens.AbsErrStats(errs)
+			}
+		}
+		return out
+	}
+	s.ByTokenizer, s.ByFamily, s.ByContent = stats("tokenizer"), stats("family"), stats("content")
+	s.Calibration = s.crossValidate()
+}
+
+// crossValidate refits the calibrated ruler on the run's samples and
+// measures it in sample and by cvFolds-fold cross-validation by transcript
+// (a transcript's fold comes from its path, so the figure does not depend
+// on -j); nil when there is nothing to fit.
+func (s *Rulers) crossValidate() *CalibrationFigures {
+	if len(s.samples) == 0 {
+		return nil
+	}
+	mode, _ := tokens.ParseAnchoring(s.Overhead)
+	folds := make([]int, len(s.samples))
+	for i := range s.samples {
+		h := fnv.New32a()
+		h.Write([]byte(s.samples[i].Path))
+		folds[i] = int(h.Sum32() % cvFolds)
+	}
+	cal, err := tokens.Calibrate(s.samples, mode, tokens.FitOptions{}, s.models, true, folds)
+	if err != nil {
+		return nil
+	}
+	in, cv := map[string][]float64{}, map[string][]float64{}
+	for i := range s.samples {
+		g := s.samples[i].Gen
+		in["all"] = append(in["all"], cal.InSample[i]...)
+		in[g] = append(in[g], cal.InSample[i]...)
+		cv["all"] = append(cv["all"], cal.HeldOut[i]...)
+		cv[g] = append(cv[g], cal.HeldOut[i]...)
+	}
+	out := &CalibrationFigures{Folds: cvFolds, Calls: s.sampleCalls, InSample: map[string]tokens.ErrStats{}, CrossValidated: map[string]tokens.ErrStats{}, Notes: cal.Notes}
+	for k, v := range in {
+		if len(v) > 0 {
+			out.InSample[k] = tokens.AbsErrStats(v)
+			out.CrossValidated[k] = tokens.AbsErrStats(cv[k])
+		}
+	}
+	s.samples = nil
+	return out
 }
 
 // errorHistogram bins a ruler's signed call errors (est − real) / real in
@@ -114,3 +255,60 @@ func rulerGrid(s *Summary) ([]string, [][]string) {
 	}
 	return header, rows
 }
+
+// breakdownGrid is the ruler-error breakdown table: per tokenizer
+// generation, model family and content class, the calibrated and chars4
+// rulers' errors on complete calls; then the calibrated ruler refitted on
+// this corpus, in sample and cross-validated, per generation.
+func breakdownGrid(s *Summary) ([]string, [][]string) {
+	header := []string{"group", "calls", "calibrated median", "calibrated p95", "chars4 median", "chars4 p95"}
+	r := s.Rulers
+	if r == nil {
+		return header, nil
+	}
+	pct := func(e tokens.ErrStats, ok bool) (string, string) {
+		if !ok || e.N == 0 {
+			return "-", "-"
+		}
+		return strconv.FormatFloat(100*e.Median, 'f', 1, 64) + "%", strconv.FormatFloat(100*e.P95, 'f', 1, 64) + "%"
+	}
+	var rows [][]string
+	for _, part := range []struct {
+		label string
+		m     map[string]map[string]tokens.ErrStats
+	}{{"tokenizer", r.ByTokenizer}, {"family", r.ByFamily}, {"content", r.ByContent}} {
+		keys := make([]string, 0, len(part.m))
+		for k := range part.m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			cal, okc := part.m[k][tokens.Calibrated]
+			c4, ok4 := part.m[k][tokens.Chars4]
+			n := max(cal.N, c4.N)
+			cm, cp := pct(cal, okc)
+			hm, hp := pct(c4, ok4)
+			rows = append(rows, []string{part.label + " " + k, itoa(int64(n)), cm, cp, hm, hp})
+		}
+	}
+	if c := r.Calibration; c != nil {
+		keys := make([]string, 0, len(c.InSample))
+		for k := range c.InSample {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			in, cv := c.InSample[k], c.CrossValidated[k]
+			im, ip := pct(in, true)
+			vm, vp := pct(cv, true)
+			rows = append(rows, []string{"refit " + k + ": in sample / cross-validated", itoa(int64(in.N)), im + " / " + vm, ip + " / " + vp, "", ""})
+		}
+	}
+	return header, rows
+}
+
+// breakdownLegend explains breakdownGrid.
+const breakdownLegend = "Ruler error on complete calls per tokenizer generation, model family (model name without date) and " +
+	"content class (the class that grew the prompt most since the call's anchor), to see where counts are weak on this " +
+	"corpus. The refit rows fit the calibrated ruler on this corpus itself: in sample, and cross-validated by transcript " +
+	"(10 folds; each transcript measured with factors fitted without it) — the figure to expect on unseen sessions like these."

@@ -3,6 +3,7 @@ package report
 import (
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/anchors"
+	"github.com/compactbench/compactbench/internal/tokens"
 )
 
 // SchemaVersion is bumped when summary.json changes incompatibly.
@@ -18,6 +19,9 @@ type Meta struct {
 	Inputs     []string `json:"inputs"`
 	// Overhead is the calls table's overhead anchoring (tokens.Anchoring).
 	Overhead string `json:"overhead,omitempty"`
+	// Models is the model table the run used (nil: the shipped one); not
+	// written (the config hash covers it).
+	Models *tokens.Models `json:"-"`
 }
 
 // Summary is summary.json: run metadata, corpus totals and, as analyses are
@@ -90,7 +94,7 @@ type Corpus struct {
 func newSummary(m Meta) Summary {
 	return Summary{SchemaVersion: SchemaVersion, Meta: m, Corpus: Corpus{
 		ByFormat: map[string]int64{}, ByKind: map[string]*Totals{}, IgnoredByType: map[string]int64{},
-	}, Rulers: newRulers(m.Overhead), Strategies: Strategies{}}
+	}, Rulers: newRulers(m.Overhead, m.Models), Strategies: Strategies{}}
 }
 
 func (s *Summary) add(r *analysis.Result) {

@@ -45,8 +45,77 @@ type Factors struct {
 	ToolParam  float64 `json:"tool_param"`
 	ToolResult float64 `json:"tool_result"`
 	Image      float64 `json:"image"`
+	// Source says how the factors were obtained: "fitted" on recorded
+	// usage, or "derived" from the reference generation's times the
+	// tokenizer's ratio (when the corpus had no calls of the generation).
+	Source string `json:"source,omitempty"`
 	// Fit says where the factors come from; informational.
 	Fit *FitInfo `json:"fit,omitempty"`
+}
+
+// Scaled returns the factors with every per-byte factor and structural
+// constant multiplied by r (a tokenizer's ratio): what another tokenizer
+// generation spends on the same content. The image cost is the API's pixel
+// count, not the tokenizer's, and stays.
+func (f *Factors) Scaled(r float64) *Factors {
+	v := f.vector()
+	for j := range v {
+		if j != fImage {
+			v[j] *= r
+		}
+	}
+	out := &Factors{}
+	out.setVector(v)
+	return out
+}
+
+// FactorSet holds the calibrated ruler's factors per tokenizer generation
+// (the model table's tokenizer names).
+type FactorSet struct {
+	Generations map[string]*Factors `json:"generations"`
+}
+
+// For returns the factors of a generation and, when the set has none for
+// it, a note saying how they were derived instead: the reference
+// generation's factors times the table's tokenizer ratio (a set without the
+// reference generation takes the shipped one's).
+func (s *FactorSet) For(gen string, models *Models) (*Factors, string) {
+	if s != nil {
+		if f := s.Generations[gen]; f != nil {
+			return f, ""
+		}
+	}
+	ref := s.reference()
+	if gen == ReferenceGeneration {
+		return ref, ""
+	}
+	r := models.Ratio(gen)
+	d := ref.Scaled(r)
+	d.Source = "derived"
+	return d, fmt.Sprintf("%s: no factors fitted for this tokenizer, using %s's × %.2f", gen, ReferenceGeneration, r)
+}
+
+// reference is the set's reference generation factors, or the shipped ones.
+func (s *FactorSet) reference() *Factors {
+	if s != nil {
+		if f := s.Generations[ReferenceGeneration]; f != nil {
+			return f
+		}
+	}
+	return defaultFactorSet.Generations[ReferenceGeneration]
+}
+
+// Validate checks every generation's factors.
+func (s *FactorSet) Validate() error {
+	for g, f := range s.Generations {
+		if f == nil {
+			return fmt.Errorf("calibration factors: generation %s: no factors", g)
+		}
+		if err := f.Validate(); err != nil {
+			return fmt.Errorf("generation %s: %w", g, err)
+		}
+	}
+	return nil
 }
 
 // feature indices: Factors as a vector, in field order.
@@ -190,26 +259,49 @@ func NewCalibrated(f *Factors) *Ruler {
 //go:embed default_factors.json
 var defaultFactorsJSON []byte
 
-var defaultFactors = mustParse(defaultFactorsJSON)
-
-func mustParse(data []byte) *Factors {
-	f, err := ParseFactors(data)
+var defaultFactorSet = func() *FactorSet {
+	s, err := ParseFactors(defaultFactorsJSON)
 	if err != nil {
 		panic("tokens: embedded default_factors.json: " + err.Error())
 	}
-	return f
-}
+	if s.Generations[ReferenceGeneration] == nil {
+		panic("tokens: embedded default_factors.json: no " + ReferenceGeneration + " factors")
+	}
+	return s
+}()
 
-// DefaultFactors returns a copy of the shipped factors, fitted with
-// `compactbench calibrate` on real Claude Code sessions (see the file's fit
-// section for the corpus and the errors measured).
+// DefaultFactors returns a copy of the shipped factors of the reference
+// generation (claude-3), fitted with `compactbench calibrate` on real Claude
+// Code sessions (see the file's fit sections for the corpus and errors).
 func DefaultFactors() *Factors {
-	f := *defaultFactors
+	f := *defaultFactorSet.Generations[ReferenceGeneration]
 	return &f
 }
 
-// ParseFactors reads a factors file written by `compactbench calibrate`.
-func ParseFactors(data []byte) (*Factors, error) {
+// DefaultFactorSet returns the shipped factors of every generation (shared:
+// do not modify).
+func DefaultFactorSet() *FactorSet { return defaultFactorSet }
+
+// ParseFactors reads a factors file written by `compactbench calibrate`:
+// factors per generation ({"generations": {...}}), or one set of factors
+// (an older file), which is taken as the reference generation's.
+func ParseFactors(data []byte) (*FactorSet, error) {
+	var probe struct {
+		Generations json.RawMessage `json:"generations"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("calibration factors: %w", err)
+	}
+	if probe.Generations != nil {
+		var s FactorSet
+		if err := json.Unmarshal(data, &s); err != nil {
+			return nil, fmt.Errorf("calibration factors: %w", err)
+		}
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+		return &s, nil
+	}
 	var f Factors
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("calibration factors: %w", err)
@@ -217,12 +309,12 @@ func ParseFactors(data []byte) (*Factors, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	return &f, nil
+	return &FactorSet{Generations: map[string]*Factors{ReferenceGeneration: &f}}, nil
 }
 
-// MarshalFactors renders factors as the indented JSON calibrate writes.
-func MarshalFactors(f *Factors) ([]byte, error) {
-	data, err := json.MarshalIndent(f, "", "  ")
+// MarshalFactors renders a factor set as the indented JSON calibrate writes.
+func MarshalFactors(s *FactorSet) ([]byte, error) {
+	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return nil, err
 	}

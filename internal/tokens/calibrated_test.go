@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -71,7 +72,7 @@ func TestFactorsFile(t *testing.T) {
 	if d.Prose <= 0 || d.ToolOutput <= 0 || d.ToolCall <= 0 {
 		t.Errorf("shipped factors not fitted: %+v", d)
 	}
-	data, err := MarshalFactors(d)
+	data, err := MarshalFactors(DefaultFactorSet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +80,23 @@ func TestFactorsFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.vector() != d.vector() {
-		t.Errorf("round trip changed factors: %v vs %v", back.vector(), d.vector())
+	if g := back.Generations[ReferenceGeneration]; g == nil || g.vector() != d.vector() {
+		t.Errorf("round trip changed factors: %v vs %v", g, d.vector())
 	}
-	for _, bad := range []string{`{"prose": -1}`, `{"image": "x"}`, `not json`, `{"prose": 1e999}`} {
+	// An older single-set file is the reference generation's; other
+	// generations derive from it with a note.
+	old, err := ParseFactors([]byte(`{"prose": 0.3, "tool_output": 0.4, "image": 1000}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, note := old.For(ReferenceGeneration, nil); f.Prose != 0.3 || note != "" {
+		t.Errorf("reference of an old file: %+v %q", f, note)
+	}
+	if f, note := old.For(GenClaude47, nil); math.Abs(f.Prose-0.3*1.46) > 1e-9 || f.Image != 1000 || !strings.Contains(note, "claude-4.7") {
+		t.Errorf("derived claude-4.7: %+v %q", f, note)
+	}
+	for _, bad := range []string{`{"prose": -1}`, `{"image": "x"}`, `not json`, `{"prose": 1e999}`,
+		`{"generations": {"claude-3": {"prose": -1}}}`, `{"generations": {"claude-3": null}}`, `{"generations": 3}`} {
 		if _, err := ParseFactors([]byte(bad)); err == nil {
 			t.Errorf("ParseFactors(%s) accepted bad input", bad)
 		}
@@ -98,15 +112,17 @@ func FuzzParseFactors(f *testing.F) {
 	f.Add([]byte(`{"prose":0.3,"tool_output":0.33,"fit":{"fitted":["prose"]}}`))
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"image":-2}`))
+	f.Add([]byte(`{"generations":{"claude-3":{"prose":0.3},"o200k":{"prose":0.2}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fa, err := ParseFactors(data)
+		set, err := ParseFactors(data)
 		if err != nil {
 			return
 		}
-		if fa.Validate() != nil {
-			t.Fatalf("accepted invalid factors %+v", fa)
+		if set.Validate() != nil {
+			t.Fatalf("accepted invalid factors %+v", set)
 		}
 		// Any accepted file gives a ruler that counts without panicking.
+		fa, _ := set.For(GenClaude47, nil)
 		r := NewCalibrated(fa).Uncached()
 		b := transcript.Block{Kind: transcript.BlockToolUse, ToolName: "x", Input: `{"a":1}`}
 		if r.Block(&b) < 0 {

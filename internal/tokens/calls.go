@@ -38,6 +38,9 @@ type Call struct {
 	Real int64
 	// Anchor marks calls that fixed the overhead (err is 0 by construction).
 	Anchor bool
+	// Drop marks a call whose real context fell since the previous call
+	// with no compaction recorded (IsDrop).
+	Drop bool
 	// Complete is false when a load problem lies at or before the call's
 	// line: its real context holds content the transcript lost.
 	Complete bool
@@ -67,6 +70,17 @@ type Boundary struct {
 type Estimates struct {
 	Calls      []Call
 	Boundaries []Boundary
+}
+
+// Drops counts the calls after an unrecorded drop.
+func (e *Estimates) Drops() int {
+	n := 0
+	for i := range e.Calls {
+		if e.Calls[i].Drop {
+			n++
+		}
+	}
+	return n
 }
 
 // rulerSums keeps, per ruler, the running count of the prompt.
@@ -122,7 +136,7 @@ func (s *rulerSums) conv(r int, strip bool) int64 {
 
 func (s *rulerSums) call(p *point) {
 	c := Call{Index: p.call, Message: p.msg, MessageID: p.m.ID, Model: p.m.Model, Line: p.m.Line,
-		Real: p.real, Anchor: p.anchor, Complete: p.complete, Est: make([]int64, len(s.rulers))}
+		Real: p.real, Anchor: p.anchor, Drop: p.drop, Complete: p.complete, Est: make([]int64, len(s.rulers))}
 	for r := range s.rulers {
 		conv := s.conv(r, p.strip)
 		if p.anchor {
@@ -147,11 +161,12 @@ func (s *rulerSums) boundary(k int, c *transcript.Compaction, strip bool) {
 
 // EstimateCalls measures rulers against the real context of every recorded
 // API call of t (see Call for the definitions) and estimates the context at
-// every recorded compaction.
-func EstimateCalls(t *transcript.Transcript, rulers []*Ruler, mode Anchoring) Estimates {
+// every recorded compaction. models says which models strip old thinking
+// (nil: the shipped table).
+func EstimateCalls(t *transcript.Transcript, rulers []*Ruler, mode Anchoring, models *Models) Estimates {
 	n := len(rulers)
 	s := &rulerSums{rulers: rulers, base: make([]int64, n), thinkCur: make([]int64, n),
 		thinkOld: make([]int64, n), overhead: make([]int64, n)}
-	walk(t, mode, s)
+	walk(t, mode, models, s)
 	return s.out
 }

@@ -74,7 +74,7 @@ func TestEstimateCalls(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := session(tc.model1, tc.model2)
-			got := EstimateCalls(tr, []*Ruler{c4}, tc.mode)
+			got := EstimateCalls(tr, []*Ruler{c4}, tc.mode, nil)
 			if len(got.Calls) != len(tc.est) {
 				t.Fatalf("%d calls, want %d", len(got.Calls), len(tc.est))
 			}
@@ -114,7 +114,7 @@ func TestModelChangeReanchors(t *testing.T) {
 		text(transcript.RoleUser, "dddd"),
 		call(1000, "claude-haiku-4-5-20251001"),
 	}}
-	got := EstimateCalls(tr, []*Ruler{c4}, AnchorSegments)
+	got := EstimateCalls(tr, []*Ruler{c4}, AnchorSegments, nil)
 	want := []struct {
 		est    int64
 		anchor bool
@@ -124,7 +124,7 @@ func TestModelChangeReanchors(t *testing.T) {
 			t.Errorf("call %d: %d %v, want %d %v", i, got.Calls[i].Est[0], got.Calls[i].Anchor, w.est, w.anchor)
 		}
 	}
-	got = EstimateCalls(tr, []*Ruler{c4}, AnchorFirst)
+	got = EstimateCalls(tr, []*Ruler{c4}, AnchorFirst, nil)
 	if got.Calls[1].Anchor || got.Calls[1].Est[0] != 99+3 {
 		t.Errorf("first-anchor mode re-anchored at a model change: %+v", got.Calls[1])
 	}
@@ -143,14 +143,14 @@ func TestCallsCompleteAndUnusable(t *testing.T) {
 		Problems: []transcript.Problem{{Line: 7, Reason: "malformed JSON"}},
 	}
 	tr.Messages[1].Line, tr.Messages[4].Line = 3, 9
-	got := EstimateCalls(tr, []*Ruler{c4}, AnchorSegments)
+	got := EstimateCalls(tr, []*Ruler{c4}, AnchorSegments, nil)
 	if len(got.Calls) != 2 {
 		t.Fatalf("%d calls, want 2 (zero usage skipped)", len(got.Calls))
 	}
 	if !got.Calls[0].Complete || got.Calls[1].Complete {
 		t.Errorf("complete flags %v %v, want true false", got.Calls[0].Complete, got.Calls[1].Complete)
 	}
-	if got := EstimateCalls(&transcript.Transcript{}, []*Ruler{c4}, AnchorSegments); len(got.Calls) != 0 {
+	if got := EstimateCalls(&transcript.Transcript{}, []*Ruler{c4}, AnchorSegments, nil); len(got.Calls) != 0 {
 		t.Error("calls from an empty transcript")
 	}
 }
@@ -161,7 +161,7 @@ func TestCallsCompleteAndUnusable(t *testing.T) {
 func TestIncrementalMatchesRecount(t *testing.T) {
 	c4m, _ := ByName(Chars4Msg)
 	tr := session("claude-opus-4-6", "claude-opus-4-6")
-	got := EstimateCalls(tr, []*Ruler{c4m}, AnchorFirst)
+	got := EstimateCalls(tr, []*Ruler{c4m}, AnchorFirst, nil)
 	overhead := got.Calls[0].Real - int64(c4m.Context(tr.Messages[:1]))
 	// Call 1 and 2 precede any compaction; opus keeps thinking.
 	for _, k := range []int{1, 2} {
@@ -169,6 +169,55 @@ func TestIncrementalMatchesRecount(t *testing.T) {
 		want := overhead + int64(c4m.Context(tr.Messages[:m]))
 		if got.Calls[k].Est[0] != want {
 			t.Errorf("call %d: incremental %d, recount %d", k, got.Calls[k].Est[0], want)
+		}
+	}
+}
+
+// TestUnrecordedDropReanchors: the real context falls by 40,000 tokens with
+// no compaction recorded (server-side clearing). With segment anchors the
+// call after the drop re-bases the overhead, so the next call is measured
+// from the recorded level, not from the cleared content; falls below the
+// threshold (thinking stripping, cache jitter) and falls right after a
+// recorded compaction are not drops.
+func TestUnrecordedDropReanchors(t *testing.T) {
+	c4, _ := ByName(Chars4)
+	m := "claude-opus-4-6"
+	tr := &transcript.Transcript{Messages: []transcript.Message{
+		text(transcript.RoleUser, "aaaa"),
+		call(100_000, m, transcript.Block{Kind: transcript.BlockText, Text: "bbbb"}),
+		text(transcript.RoleUser, "cccc"),
+		call(60_000, m), // a drop of 40 %
+		text(transcript.RoleUser, "dddd"),
+		call(60_001, m),
+		text(transcript.RoleUser, "eeee"),
+		call(57_000, m), // 3,001 tokens: under DropTokens
+		text(transcript.RoleUser, "ffff"),
+		call(20_000, m), // after a recorded microcompaction: explained
+	}, Compactions: []transcript.Compaction{{Kind: transcript.CompactMicro, MessageIndex: 9}}}
+	got := EstimateCalls(tr, []*Ruler{c4}, AnchorSegments, nil)
+	wantDrop := []bool{false, true, false, false, false}
+	wantAnchor := []bool{true, true, false, false, false}
+	for i := range wantDrop {
+		if c := got.Calls[i]; c.Drop != wantDrop[i] || c.Anchor != wantAnchor[i] {
+			t.Errorf("call %d: drop %v anchor %v, want %v %v", i, c.Drop, c.Anchor, wantDrop[i], wantAnchor[i])
+		}
+	}
+	if got.Drops() != 1 {
+		t.Errorf("drops = %d, want 1", got.Drops())
+	}
+	if e := got.Calls[2].Err(0); e < 0 || e > 0.001 {
+		t.Errorf("call after the drop: err %.4f, want ~0 (re-based at 60,000)", e)
+	}
+	first := EstimateCalls(tr, []*Ruler{c4}, AnchorFirst, nil)
+	if !first.Calls[1].Drop || first.Calls[1].Anchor || first.Calls[2].Err(0) < 0.5 {
+		t.Errorf("first-anchor mode: the drop is counted but not re-based: %+v", first.Calls[1:3])
+	}
+	for _, tc := range []struct {
+		prev, cur int64
+		want      bool
+	}{{100_000, 96_000, true}, {100_000, 96_001, false}, {200_000, 194_500, false}, {0, 0, false}, {10_000, 5_000, true}, {5_000, 1_500, false}} {
+		if IsDrop(tc.prev, tc.cur) != tc.want {
+			t.Errorf("IsDrop(%d, %d) != %v", tc.prev, tc.cur, tc.want)
 		}
 	}
 }

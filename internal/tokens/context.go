@@ -2,34 +2,9 @@ package tokens
 
 import (
 	"math"
-	"strings"
 
 	"github.com/compactbench/compactbench/internal/transcript"
 )
-
-// stripThinkingModels are the model-name prefixes whose API drops the
-// thinking blocks of earlier turns from the context. Measured on the real
-// corpus: claude-sonnet-4-5 sessions lose the previous turns' thinking when a
-// new user message arrives (the next call's real context grows by the new
-// text minus that thinking, to within a few tokens), while claude-opus-4-5
-// and claude-opus-4-6 keep it (the context only grows). The older Claude 3.7
-// and 4.0/4.1 models follow the documented stripping rule; haiku-4-5 is
-// assumed to as well (no thinking was recorded for it).
-var stripThinkingModels = []string{
-	"claude-3", "claude-sonnet-4-2", "claude-sonnet-4-5", "claude-opus-4-2", "claude-opus-4-1", "claude-haiku-4-5",
-}
-
-// StripsOldThinking reports whether a call to model leaves out the thinking
-// blocks of earlier turns. A turn ends when a user message that is not only
-// tool results arrives. Models not in the list keep thinking.
-func StripsOldThinking(model string) bool {
-	for _, p := range stripThinkingModels {
-		if strings.HasPrefix(model, p) {
-			return true
-		}
-	}
-	return false
-}
 
 // MicrocompactPlaceholder is the text Claude Code leaves in place of a tool
 // result a microcompaction cleared.
@@ -45,9 +20,10 @@ const (
 	// as the replay does (internal/compaction.Overhead).
 	AnchorFirst Anchoring = iota
 	// AnchorSegments also re-anchors at the first call after each full
-	// compaction and at each change of model: Claude Code re-attaches
-	// files, hook output and a different system prompt at those points, none
-	// of which the transcript records.
+	// compaction, at each change of model and after each unrecorded drop
+	// (IsDrop): Claude Code re-attaches files, hook output and a different
+	// system prompt at those points, and server-side context editing clears
+	// content, none of which the transcript records.
 	AnchorSegments
 )
 
@@ -70,6 +46,28 @@ func ParseAnchoring(s string) (Anchoring, bool) {
 	return AnchorFirst, false
 }
 
+// Unrecorded drops. Between two consecutive calls the real context can fall
+// with no compaction recorded: server-side context editing cleared old tool
+// results (or the harness dropped content) without a trace in the
+// transcript. A fall counts as a drop when it is at least DropShare of the
+// previous call's real context and at least DropTokens tokens. On the real
+// corpus (5,900 consecutive call pairs) the real context fell 68 times: the
+// 55 falls under 4,000 tokens are the API stripping earlier turns' thinking
+// (the transcript predicts them: the estimate falls as well) or a few
+// hundred tokens of cache accounting; the 13 falls of 4,000 tokens or more
+// (3.9 % to 77 % of the context, 5.7k to 85k tokens) all came while the
+// transcript's content grew, so the estimate cannot follow them.
+const (
+	DropShare  = 0.03
+	DropTokens = 4000
+)
+
+// IsDrop reports whether a call's real context falling from prev to cur
+// (with no compaction recorded in between) is an unrecorded drop.
+func IsDrop(prev, cur int64) bool {
+	return prev > 0 && prev-cur >= DropTokens && float64(prev-cur) >= DropShare*float64(prev)
+}
+
 // point describes one recorded API call as the walk reaches it.
 type point struct {
 	call     int // 0-based index among the calls visited
@@ -79,6 +77,9 @@ type point struct {
 	anchor   bool
 	complete bool
 	strip    bool // the called model drops earlier turns' thinking
+	// drop: the real context fell since the previous call without a
+	// recorded compaction (IsDrop).
+	drop bool
 }
 
 // visitor receives the walk over a transcript's prompt.
@@ -106,7 +107,7 @@ type visitor interface {
 // MicrocompactPlaceholder. A call counts as complete when no load problem
 // lies at or before its line (a lost line before a call leaves its real
 // context with content the transcript no longer holds).
-func walk(t *transcript.Transcript, mode Anchoring, v visitor) {
+func walk(t *transcript.Transcript, mode Anchoring, models *Models, v visitor) {
 	firstProblem := math.MaxInt
 	for _, p := range t.Problems {
 		if p.Line < firstProblem {
@@ -120,6 +121,7 @@ func walk(t *transcript.Transcript, mode Anchoring, v visitor) {
 	anchorNext := true
 	lastModel := ""
 	strip := false
+	lastReal := int64(0) // previous call's real context; 0 after a compaction
 	for i := 0; i <= len(msgs); i++ {
 		for comp < len(t.Compactions) && t.Compactions[comp].MessageIndex <= i {
 			c := &t.Compactions[comp]
@@ -136,7 +138,9 @@ func walk(t *transcript.Transcript, mode Anchoring, v visitor) {
 				if mode == AnchorSegments {
 					anchorNext = true
 				}
+				lastReal = 0
 			case transcript.CompactMicro:
+				lastReal = 0
 				for _, id := range c.CompactedToolIDs {
 					if b := results[id]; b != nil {
 						v.replace(b, placeholder)
@@ -154,11 +158,17 @@ func walk(t *transcript.Transcript, mode Anchoring, v visitor) {
 			if mode == AnchorSegments && lastModel != "" && m.Model != lastModel {
 				anchorNext = true
 			}
-			strip = StripsOldThinking(m.Model)
-			v.call(&point{call: calls, msg: i, m: m, real: m.Usage.Context(), anchor: anchorNext,
-				complete: m.Line < firstProblem, strip: strip})
+			real := m.Usage.Context()
+			drop := IsDrop(lastReal, real)
+			if drop && mode == AnchorSegments {
+				anchorNext = true
+			}
+			strip = models.Lookup(m.Model).StripsThinking
+			v.call(&point{call: calls, msg: i, m: m, real: real, anchor: anchorNext,
+				complete: m.Line < firstProblem, strip: strip, drop: drop})
 			anchorNext = false
 			lastModel = m.Model
+			lastReal = real
 			calls++
 		}
 		if m.Role == transcript.RoleUser {

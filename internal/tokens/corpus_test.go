@@ -39,8 +39,8 @@ func loadCorpus(t testing.TB, keep bool) []corpusTranscript {
 			if tr.Format != loader.ClaudeCodeFormat {
 				return nil
 			}
-			ct := corpusTranscript{path: tr.Path, sample: Collect(tr, AnchorSegments)}
-			for _, c := range EstimateCalls(tr, []*Ruler{c4.Uncached()}, AnchorSegments).Calls {
+			ct := corpusTranscript{path: tr.Path, sample: Collect(tr, AnchorSegments, nil)}
+			for _, c := range EstimateCalls(tr, []*Ruler{c4.Uncached()}, AnchorSegments, nil).Calls {
 				if !c.Anchor && c.Complete {
 					ct.chars4 = append(ct.chars4, c.Err(0))
 				}
@@ -128,7 +128,7 @@ func TestDefaultFactorsOnCorpus(t *testing.T) {
 	for _, c := range corpus {
 		model := SampleErrors(&c.sample, DefaultFactors())
 		var got []float64
-		for _, call := range EstimateCalls(c.t, []*Ruler{r}, AnchorSegments).Calls {
+		for _, call := range EstimateCalls(c.t, []*Ruler{r}, AnchorSegments, nil).Calls {
 			if !call.Anchor && call.Complete {
 				got = append(got, call.Err(0))
 			}

@@ -2,8 +2,10 @@ package tokens
 
 import (
 	"errors"
+	"fmt"
 	"iter"
 	"math"
+	"slices"
 
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -42,7 +44,9 @@ type SampleCall struct {
 
 // Sample is what one transcript contributes to a fit.
 type Sample struct {
-	Path  string
+	Path string
+	// Gen is the tokenizer generation of the transcript's model.
+	Gen   string
 	Calls []SampleCall
 }
 
@@ -101,11 +105,12 @@ func (s *featureSums) call(p *point) {
 
 func (s *featureSums) boundary(int, *transcript.Compaction, bool) {}
 
-// Collect reduces a transcript to its calls' prompt quantities.
-func Collect(t *transcript.Transcript, mode Anchoring) Sample {
+// Collect reduces a transcript to its calls' prompt quantities (models: nil
+// for the shipped table).
+func Collect(t *transcript.Transcript, mode Anchoring, models *Models) Sample {
 	s := &featureSums{}
-	walk(t, mode, s)
-	return Sample{Path: t.Path, Calls: s.out}
+	walk(t, mode, models, s)
+	return Sample{Path: t.Path, Gen: models.Lookup(t.Model).Tokenizer, Calls: s.out}
 }
 
 // step is the change between two consecutive complete calls of a segment.
@@ -113,6 +118,7 @@ type step struct {
 	dx    features
 	dreal float64
 	file  int
+	gen   string
 }
 
 func steps(samples []Sample) []step {
@@ -124,7 +130,7 @@ func steps(samples []Sample) []step {
 			if b.Anchor || a.Segment != b.Segment || !a.Complete || !b.Complete {
 				continue
 			}
-			st := step{dreal: b.Real - a.Real, file: f}
+			st := step{dreal: b.Real - a.Real, file: f, gen: genOf(&samples[f])}
 			for i := range st.dx {
 				st.dx[i] = b.X[i] - a.X[i]
 			}
@@ -162,7 +168,7 @@ const huberK = 0.5
 // factor; the tool_result constant always does, as every tool result comes
 // with a tool call and the data cannot tell their constants apart.
 func Fit(samples []Sample, opt FitOptions) (*Factors, error) {
-	return fitSteps(steps(samples), opt.withDefaults(), -1)
+	return fitSteps(steps(samples), opt.withDefaults(), nil)
 }
 
 // withDefaults fills in the options left zero.
@@ -176,13 +182,14 @@ func (o FitOptions) withDefaults() FitOptions {
 	return o
 }
 
-// fitSteps fits on every step except those of file skip.
-func fitSteps(st []step, opt FitOptions, skip int) (*Factors, error) {
+// fitSteps fits on every step except those of the files skip reports (nil
+// skips none).
+func fitSteps(st []step, opt FitOptions, skip func(file int) bool) (*Factors, error) {
 	prior := opt.Prior.vector()
 	var support [nFeatures]int
 	n := 0
 	for i := range st {
-		if st[i].file == skip {
+		if skip != nil && skip(st[i].file) {
 			continue
 		}
 		n++
@@ -213,6 +220,26 @@ func fitSteps(st []step, opt FitOptions, skip int) (*Factors, error) {
 	for i := range robust {
 		robust[i] = 1
 	}
+	// Per step, once: the target less the fixed factors' share, and the
+	// fitted quantities that changed (most steps change few of them, so
+	// the normal equations are summed over those pairs only).
+	ys := make([]float64, len(st))
+	nz := make([][]int, len(st))
+	for i := range st {
+		s := &st[i]
+		if skip != nil && skip(s.file) {
+			continue
+		}
+		y := s.dreal
+		for j := 0; j < nFeatures; j++ {
+			if pos[j] < 0 {
+				y -= prior[j] * s.dx[j]
+			} else if s.dx[j] != 0 {
+				nz[i] = append(nz[i], j)
+			}
+		}
+		ys[i] = y
+	}
 	var sol []float64
 	for iter := 0; iter < 20; iter++ {
 		m := len(free)
@@ -223,25 +250,17 @@ func fitSteps(st []step, opt FitOptions, skip int) (*Factors, error) {
 		b := make([]float64, m)
 		for i := range st {
 			s := &st[i]
-			if s.file == skip {
+			if skip != nil && skip(s.file) {
 				continue
 			}
-			y := s.dreal
-			for j := 0; j < nFeatures; j++ {
-				if pos[j] < 0 {
-					y -= prior[j] * s.dx[j]
-				}
-			}
 			w := robust[i] / (200 + math.Abs(s.dreal))
-			for a, ja := range free {
+			for _, ja := range nz[i] {
 				xa := s.dx[ja]
-				if xa == 0 {
-					continue
+				row := A[pos[ja]]
+				for _, jc := range nz[i] {
+					row[pos[jc]] += w * xa * s.dx[jc]
 				}
-				for c, jc := range free {
-					A[a][c] += w * xa * s.dx[jc]
-				}
-				b[a] += w * xa * y
+				b[pos[ja]] += w * xa * ys[i]
 			}
 		}
 		next := nnls(A, b)
@@ -249,7 +268,7 @@ func fitSteps(st []step, opt FitOptions, skip int) (*Factors, error) {
 		changed := false
 		for i := range st {
 			s := &st[i]
-			if s.file == skip {
+			if skip != nil && skip(s.file) {
 				continue
 			}
 			pred := 0.0
@@ -281,7 +300,7 @@ func fitSteps(st []step, opt FitOptions, skip int) (*Factors, error) {
 		v[j] = sol[k]
 		fittedNames = append(fittedNames, featureNames[j])
 	}
-	out := &Factors{}
+	out := &Factors{Source: "fitted"}
 	out.setVector(v)
 	out.Fit = &FitInfo{Steps: n, Fitted: fittedNames, Fixed: fixedNames}
 	return out, nil
@@ -328,54 +347,163 @@ func SampleErrors(s *Sample, f *Factors) []float64 {
 
 // Calibration is the result of Calibrate.
 type Calibration struct {
-	Factors *Factors
+	// Set holds the factors of every generation of the model table: fitted
+	// where the samples have steps of it, derived otherwise.
+	Set *FactorSet
+	// Notes say which generations fell back to derived factors.
+	Notes []string
 	// InSample and HeldOut are per-sample errors (same order as the
-	// samples): of the fitted factors, and of factors fitted without the
-	// sample's file.
+	// samples, each with its generation's factors): of the fitted factors,
+	// and of factors fitted without the sample's fold.
 	InSample [][]float64
 	HeldOut  [][]float64
 }
 
-// Calibrate fits factors on all samples and measures them: in sample, and
-// held out by leaving each file out of the fit in turn (when heldOut).
-func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, heldOut bool) (*Calibration, error) {
+// fitSet fits every generation on the steps of the files skip lets in: the
+// reference generation first (prior: opt.Prior), then each other one with
+// the reference fit times the tokenizer's ratio as prior; a generation
+// without steps gets that product as is, with a note.
+func fitSet(st []step, gens []string, opt FitOptions, models *Models, skip func(int) bool) (*FactorSet, []string, error) {
+	byGen := map[string][]step{}
+	for i := range st {
+		if skip == nil || !skip(st[i].file) {
+			byGen[st[i].gen] = append(byGen[st[i].gen], st[i])
+		}
+	}
+	if len(byGen) == 0 {
+		return nil, nil, ErrNoData
+	}
+	set := &FactorSet{Generations: map[string]*Factors{}}
+	ref := opt.Prior
+	if len(byGen[ReferenceGeneration]) > 0 {
+		f, err := fitSteps(byGen[ReferenceGeneration], opt, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		ref = f
+	}
+	set.Generations[ReferenceGeneration] = ref
+	var notes []string
+	if ref.Source != "fitted" {
+		notes = append(notes, fmt.Sprintf("%s: no calls of this tokenizer, using the prior factors", ReferenceGeneration))
+	}
+	for _, g := range gens {
+		if g == ReferenceGeneration {
+			continue
+		}
+		r := models.Ratio(g)
+		prior := ref.Scaled(r)
+		prior.Source = "derived"
+		if len(byGen[g]) == 0 {
+			set.Generations[g] = prior
+			notes = append(notes, fmt.Sprintf("%s: no calls of this tokenizer, using %s's factors × %.2f", g, ReferenceGeneration, r))
+			continue
+		}
+		o := opt
+		o.Prior = prior
+		f, err := fitSteps(byGen[g], o, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		set.Generations[g] = f
+	}
+	return set, notes, nil
+}
+
+// Calibrate fits factors per tokenizer generation on all samples and
+// measures them: in sample, and held out (when heldOut) by fitting without
+// each fold of samples in turn and measuring the fold. folds gives each
+// sample's fold (nil: every sample is its own, leave-one-file-out).
+func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, models *Models, heldOut bool, folds []int) (*Calibration, error) {
 	opt = opt.withDefaults()
 	st := steps(samples)
-	f, err := fitSteps(st, opt, -1)
+	gens := models.Generations()
+	for i := range samples {
+		if !slices.Contains(gens, samples[i].Gen) && samples[i].Gen != "" {
+			gens = append(gens, samples[i].Gen)
+		}
+	}
+	set, notes, err := fitSet(st, gens, opt, models, nil)
 	if err != nil {
 		return nil, err
 	}
-	cal := &Calibration{Factors: f, InSample: make([][]float64, len(samples))}
-	var all []float64
-	calls, transcripts := 0, 0
+	cal := &Calibration{Set: set, Notes: notes, InSample: make([][]float64, len(samples))}
+	type acc struct {
+		in, ho      []float64
+		calls, tran int
+	}
+	per := map[string]*acc{}
 	for i := range samples {
+		g := genOf(&samples[i])
+		f, _ := set.For(g, models)
 		cal.InSample[i] = SampleErrors(&samples[i], f)
-		all = append(all, cal.InSample[i]...)
-		calls += len(samples[i].Calls)
+		a := per[g]
+		if a == nil {
+			a = &acc{}
+			per[g] = a
+		}
+		a.in = append(a.in, cal.InSample[i]...)
+		a.calls += len(samples[i].Calls)
 		if len(samples[i].Calls) > 0 {
-			transcripts++
+			a.tran++
 		}
 	}
-	f.Fit.Transcripts, f.Fit.Calls, f.Fit.Anchoring = transcripts, calls, mode.String()
-	f.Fit.InSample = AbsErrStats(all)
 	if heldOut {
 		cal.HeldOut = make([][]float64, len(samples))
-		var ho []float64
-		for i := range samples {
-			if len(samples[i].Calls) < 2 {
-				continue
+		fold := func(i int) int {
+			if folds == nil {
+				return i
 			}
-			g, err := fitSteps(st, opt, i)
+			return folds[i]
+		}
+		var ids []int
+		seen := map[int]bool{}
+		for i := range samples {
+			if k := fold(i); !seen[k] && len(samples[i].Calls) >= 2 {
+				seen[k] = true
+				ids = append(ids, k)
+			}
+		}
+		for _, k := range ids {
+			g, _, err := fitSet(st, gens, opt, models, func(f int) bool { return fold(f) == k })
 			if err != nil {
 				continue
 			}
-			cal.HeldOut[i] = SampleErrors(&samples[i], g)
-			ho = append(ho, cal.HeldOut[i]...)
+			for i := range samples {
+				if fold(i) != k {
+					continue
+				}
+				f, _ := g.For(genOf(&samples[i]), models)
+				cal.HeldOut[i] = SampleErrors(&samples[i], f)
+				per[genOf(&samples[i])].ho = append(per[genOf(&samples[i])].ho, cal.HeldOut[i]...)
+			}
 		}
-		s := AbsErrStats(ho)
-		f.Fit.HeldOut = &s
+	}
+	for g, f := range set.Generations {
+		a := per[g]
+		if f.Fit == nil {
+			f.Fit = &FitInfo{}
+		}
+		f.Fit.Anchoring = mode.String()
+		if a == nil {
+			continue
+		}
+		f.Fit.Transcripts, f.Fit.Calls = a.tran, a.calls
+		f.Fit.InSample = AbsErrStats(a.in)
+		if heldOut {
+			s := AbsErrStats(a.ho)
+			f.Fit.HeldOut = &s
+		}
 	}
 	return cal, nil
+}
+
+// genOf is a sample's generation (the reference one when unset).
+func genOf(s *Sample) string {
+	if s.Gen == "" {
+		return ReferenceGeneration
+	}
+	return s.Gen
 }
 
 // nnls solves min ||Ax − b|| over x ≥ 0 for the normal equations A (m×m,
