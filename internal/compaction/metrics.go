@@ -77,9 +77,12 @@ type measureScratch struct {
 	pos                   []int32  // position in the context, where present
 	turnBefore, turnAfter []uint32 // by turn
 	unchanged             []uint32 // by item id (written and modified items)
-	fact, written         []uint32 // by fact id: dropped, held by written text
-	dropped               []int32  // ids of the dropped facts
-	open                  map[string]bool
+	// sameTools caches sameTools per modified item id (items never change
+	// once made): 0 not known yet, 1 same, 2 changed.
+	sameTools     []uint8
+	fact, written []uint32 // by fact id: dropped, held by written text
+	dropped       []int32  // ids of the dropped facts
+	open          map[string]bool
 }
 
 func (s *Sim) scratch(nmsgs, nturns int) *measureScratch {
@@ -91,6 +94,9 @@ func (s *Sim) scratch(nmsgs, nturns int) *measureScratch {
 	}
 	if need := s.nextID + 1; len(sc.unchanged) < need {
 		sc.unchanged = append(sc.unchanged, make([]uint32, need-len(sc.unchanged)+64)...)
+	}
+	if need := s.nextID + 1; len(sc.sameTools) < need {
+		sc.sameTools = append(sc.sameTools, make([]uint8, need-len(sc.sameTools)+64)...)
 	}
 	sc.stamp++
 	return sc
@@ -155,7 +161,7 @@ func sameTools(it *Item, want []toolPartner) bool {
 func (sc *measureScratch) pairs(sh *Shared, items []Item) (orphans, dangling int) {
 	for i := range items {
 		it := &items[i]
-		if it.Orig < 0 || (it.Modified && !sameTools(it, sh.partners[it.Orig])) {
+		if it.Orig < 0 || (it.Modified && !sc.keepsTools(it, sh.partners[it.Orig])) {
 			if hasTools(it.Msg) {
 				return sc.pairsByID(items, sh.Lost)
 			}
@@ -183,6 +189,24 @@ func (sc *measureScratch) pairs(sh *Shared, items []Item) (orphans, dangling int
 		}
 	}
 	return orphans, dangling
+}
+
+// keepsTools is sameTools, remembered per item id.
+func (sc *measureScratch) keepsTools(it *Item, want []toolPartner) bool {
+	if it.id <= 0 || it.id >= len(sc.sameTools) {
+		return sameTools(it, want)
+	}
+	if sc.sameTools[it.id] == 0 {
+		sc.sameTools[it.id] = 2 - b2u8(sameTools(it, want))
+	}
+	return sc.sameTools[it.id] == 1
+}
+
+func b2u8(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func hasTools(m *transcript.Message) bool {
