@@ -263,7 +263,6 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	n := len(s.T.Messages)
 	sc := s.scratch(n, len(s.Turns))
 	verbatim := func(o int) bool { return sc.verbatim[o] == sc.stamp }
-	var written strings.Builder
 	for i := range s.Ctx {
 		it := &s.Ctx[i]
 		if it.Orig >= 0 {
@@ -274,9 +273,23 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 			}
 		}
 		sc.unchanged[it.id] = sc.stamp
-		writeText(&written, it.Msg)
 	}
-	text := written.String()
+	// text is what the strategy wrote or changed, built when first needed.
+	var text string
+	textDone := false
+	written := func() string {
+		if !textDone {
+			textDone = true
+			var b strings.Builder
+			for i := range s.Ctx {
+				if it := &s.Ctx[i]; it.Orig < 0 || it.Modified {
+					writeText(&b, it.Msg)
+				}
+			}
+			text = b.String()
+		}
+		return text
+	}
 
 	for i := range s.Ctx {
 		if o := s.Ctx[i].Orig; o >= 0 {
@@ -347,7 +360,7 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	inWritten := func(id int32) bool {
 		f := ix.facts[id]
 		if f.Kind.isLine() {
-			return strings.Contains(text, f.Text)
+			return strings.Contains(written(), f.Text)
 		}
 		if !writtenDone {
 			writtenDone = true
@@ -355,7 +368,7 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 				sc.written = make([]uint32, len(ix.facts)+64)
 			}
 			var wx extractor
-			for _, wf := range wx.message(&transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: text}}}) {
+			for _, wf := range wx.message(&transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: written()}}}) {
 				if wid, ok := ix.ids[wf]; ok {
 					sc.written[wid] = sc.stamp
 				}
@@ -418,7 +431,7 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 		kept := verbatim(p)
 		if !kept {
 			if key := intentKey(s.T.Messages[p].Text()); key != "" {
-				kept = strings.Contains(collapseSpace(text), key)
+				kept = strings.Contains(collapseSpace(written()), key)
 			}
 		}
 		ev.IntentKept = &kept
