@@ -45,6 +45,8 @@ func newRunCommand() *cli.Command {
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when any input problem was found"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "never show the progress bar"},
+			&cli.StringFlag{Name: "cache", Usage: "keep each file's results in `DIR`, keyed by content, configuration and build; a re-run analyses only new or changed files"},
+			&cli.StringFlag{Name: "shard", Usage: "process shard `K/N` of the inputs (1 ≤ K ≤ N), chosen by a hash of each file's path relative to its argument"},
 			&cli.StringFlag{Name: "rulers", Value: strings.Join(tokens.DefaultNames(), ","), Usage: "rulers measured in the calls table (" + strings.Join(tokens.Names(), ", ") + ", default, all)"},
 		}, metricFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "overhead", Value: "segments", Usage: "how the calls table fixes the overhead: first (the first call) or segments (again after each compaction or model change)"},
@@ -58,8 +60,12 @@ func newRunCommand() *cli.Command {
 				InputFormat: c.String("input-format"), Strict: c.Bool("strict"), Quiet: c.Bool("quiet"),
 				Progress: !c.Bool("no-progress"), ReportTranscript: c.String("report-transcript"),
 				Rules: c.StringSlice("rules"), Labels: c.StringSlice("labels"), Evidence: c.String("evidence"),
+				Cache: c.String("cache"),
 			}
 			var err error
+			if opts.Shard, err = parseShard(c.String("shard")); err != nil {
+				return err
+			}
 			if opts.Formats, err = parseFormats(c.String("format")); err != nil {
 				return err
 			}
@@ -93,6 +99,10 @@ type runOptions struct {
 	NoAnchors bool
 	// ReportTranscript is --report-transcript.
 	ReportTranscript string
+	// Cache is --cache: a directory of per-file results ("" for none).
+	Cache string
+	// Shard is --shard (the zero Shard is every file).
+	Shard shard
 }
 
 // outputFormats are the outputs chosen by name with --format.
@@ -158,6 +168,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if len(files) == 0 {
 		return usageErr("no transcript files under %s", strings.Join(opts.Paths, ", "))
 	}
+	files = opts.Shard.pick(opts.Paths, files)
 	overhead, err := opts.Config.Anchoring()
 	if err != nil {
 		return usageErr("%v", err)
@@ -181,7 +192,19 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	}
 	bar := newProgress(stderr, total, opts.Progress && !opts.Quiet)
 	cfg := opts.Config
+	var cache *resultCache
+	if opts.Cache != "" {
+		if cache, err = openResultCache(opts.Cache, &cfg, opts.InputFormat); err != nil {
+			w.Abort()
+			return err
+		}
+	}
 	work := func(ctx context.Context, i int) ([]*analysis.Result, error) {
+		if cache != nil {
+			return cache.analyze(func() ([]*analysis.Result, error) {
+				return analyzeFile(ctx, files[i].Path, opts.InputFormat, &cfg)
+			}, files[i].Path)
+		}
 		return analyzeFile(ctx, files[i].Path, opts.InputFormat, &cfg)
 	}
 	var ids, paths []string // for labels that name no transcript
@@ -230,6 +253,9 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		}
 		fmt.Fprintf(stderr, "read %d files (%.1f MB) in %v: %d transcripts, %d problems; outputs in %s\n",
 			len(files), float64(total)/1e6, elapsed.Round(time.Millisecond), sum.Corpus.Transcripts, sum.Corpus.Problems, opts.Out)
+		if cache != nil {
+			fmt.Fprintf(stderr, "cache %s: %d files reused, %d analysed\n", opts.Cache, cache.Hits.Load(), cache.Misses.Load())
+		}
 	}
 	if opts.Strict && sum.Corpus.Problems > 0 {
 		return failErr("--strict: %d input problems (see %s/problems.csv)", sum.Corpus.Problems, opts.Out)
