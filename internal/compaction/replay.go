@@ -136,6 +136,8 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 	}
 	s := &Sim{Shared: sh, Overhead: overhead, Window: win, Metric: opt.Metric, Rulers: opt.Rulers,
 		Override: opt.Window, Summarizer: opt.Summarizer, strip: tokens.StripsOldThinking(sh.T.Model), lastPrompt: -1}
+	s.reuse()
+	defer s.release()
 	run := Run{Strategy: id, Calls: len(sh.Calls), Window: win, Overhead: overhead, Prompts: make([]int, 0, len(sh.Calls))}
 	b := bill{p: priceOf(prices, sh.T.Model)}
 	rec, isRecorded := st.(recordedApplier)

@@ -84,14 +84,35 @@ type Sim struct {
 	// spare holds the context's previous arrays, which replace fills with
 	// the next context (the previous context, measure's before, is read
 	// until then).
-	spare struct {
-		ctx                          []Item
-		tok, think, cumTok, cumThink []int
+	spare simArrays
+}
+
+// simArrays are a context's arrays: a Sim's current or spare ones.
+type simArrays struct {
+	ctx                          []Item
+	tok, think, cumTok, cumThink []int
+}
+
+// reuse gives a new Sim the arrays a previous replay of the transcript left
+// (strategies replay one transcript in turn), emptied.
+func (s *Sim) reuse() {
+	if p := s.Shared.pool; p != nil {
+		s.Shared.pool = nil
+		s.Ctx, s.tok, s.think, s.cumTok, s.cumThink = p[0].ctx[:0], p[0].tok[:0], p[0].think[:0], p[0].cumTok[:0], p[0].cumThink[:0]
+		s.spare = p[1]
 	}
+}
+
+// release hands the Sim's arrays to the next replay of the transcript
+// (which overwrites them: the finished Sim's context is valid until then).
+func (s *Sim) release() {
+	s.Shared.pool = &[2]simArrays{{s.Ctx, s.tok, s.think, s.cumTok, s.cumThink}, s.spare}
 }
 
 // Shared holds what every strategy's replay of one transcript reads: the
 // recording, its turns and calls, and the fact index.
+// Strategies replay one Shared in turn, never at once (it caches and
+// lends arrays between replays).
 type Shared struct {
 	T     *transcript.Transcript
 	Turns []transcript.Turn
@@ -116,6 +137,8 @@ type Shared struct {
 	RuleSets map[string]*anchors.RuleSet
 
 	evals map[string]*anchors.Evaluation
+	// pool holds the arrays of the last finished replay (Sim.reuse).
+	pool *[2]simArrays
 }
 
 // NewShared prepares a transcript for replay.
