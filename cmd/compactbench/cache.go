@@ -139,17 +139,8 @@ func (c *resultCache) load(key string) ([]*analysis.Result, bool) {
 	if err := json.Unmarshal(payload, &e); err != nil || e.Key != key {
 		return nil, false
 	}
-	for _, r := range e.Results {
-		if r == nil {
-			return nil, false
-		}
-		for i := range r.AnchorCounts {
-			set := c.sets[r.AnchorCounts[i].Set]
-			if set == nil {
-				return nil, false
-			}
-			r.AnchorCounts[i].RuleSet = set
-		}
+	if linkRuleSets(e.Results, c.sets) != nil {
+		return nil, false
 	}
 	return e.Results, true
 }
@@ -158,16 +149,7 @@ func (c *resultCache) load(key string) ([]*analysis.Result, bool) {
 // Failing to write is not an error of the run; the entry is just missing.
 func (c *resultCache) store(key string, rs []*analysis.Result) {
 	// The rule sets are the configuration's (load links them again by name).
-	out := make([]*analysis.Result, len(rs))
-	for i, r := range rs {
-		cp := *r
-		cp.AnchorCounts = append([]anchors.SetCounts(nil), r.AnchorCounts...)
-		for j := range cp.AnchorCounts {
-			cp.AnchorCounts[j].RuleSet = nil
-		}
-		out[i] = &cp
-	}
-	payload, err := json.Marshal(cacheEntry{Key: key, Results: out})
+	payload, err := json.Marshal(cacheEntry{Key: key, Results: withoutRuleSets(rs)})
 	if err != nil {
 		return // e.g. a NaN figure: not cacheable, recomputed next time
 	}

@@ -168,7 +168,15 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if len(files) == 0 {
 		return usageErr("no transcript files under %s", strings.Join(opts.Paths, ", "))
 	}
-	files = opts.Shard.pick(opts.Paths, files)
+	nall := len(files)
+	picked := opts.Shard.pick(opts.Paths, files) // indices into the whole run's files
+	if opts.Shard.N > 0 {
+		part := make([]loader.File, len(picked))
+		for i, k := range picked {
+			part[i] = files[k]
+		}
+		files = part
+	}
 	overhead, err := opts.Config.Anchoring()
 	if err != nil {
 		return usageErr("%v", err)
@@ -178,12 +186,29 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: report.Meta{
+	meta := report.Meta{
 		Tool: "compactbench", Version: version, ConfigHash: configHash(&opts.Config), Inputs: opts.Paths,
 		Overhead: overhead.String(),
-	}, Settings: reportSettings(&opts.Config), ReportTranscript: opts.ReportTranscript})
+	}
+	settings := reportSettings(&opts.Config)
+	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: meta,
+		Settings: settings, ReportTranscript: opts.ReportTranscript})
 	if err != nil {
 		return err
+	}
+	var shardOut *shardWriter // run --shard: the results for merge
+	if opts.Shard.N > 0 {
+		build, err := buildID()
+		if err != nil {
+			w.Abort()
+			return err
+		}
+		h := &shardHeader{Format: shardFormat, K: opts.Shard.K, N: opts.Shard.N, Files: nall, Build: build, Meta: meta,
+			Settings: settings, ReportTranscript: opts.ReportTranscript, RuleSets: shardRuleSets(&opts.Config)}
+		if shardOut, err = newShardWriter(opts.Out, h); err != nil {
+			w.Abort()
+			return err
+		}
 	}
 
 	var total int64
@@ -215,10 +240,18 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		for _, r := range rs {
 			ids, paths = append(ids, r.Transcript.TranscriptID), append(paths, r.Transcript.Path)
 		}
+		if shardOut != nil {
+			if err := shardOut.add(picked[i], files[i].Path, rs); err != nil {
+				return err
+			}
+		}
 		return w.AddFile(rs)
 	}
 	if err := loader.Ordered(ctx, len(files), opts.Jobs, work, emit); err != nil {
 		w.Abort()
+		if shardOut != nil {
+			shardOut.abort()
+		}
 		return err
 	}
 	if bar != nil {
@@ -226,7 +259,15 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	}
 	sum, err := w.Close()
 	if err != nil {
+		if shardOut != nil {
+			shardOut.abort()
+		}
 		return err
+	}
+	if shardOut != nil {
+		if err := shardOut.finish(); err != nil {
+			return err
+		}
 	}
 	elapsed := time.Since(start)
 	if !opts.Quiet {

@@ -27,23 +27,27 @@ func parseShard(s string) (shard, error) {
 	return shard{K: k, N: n}, nil
 }
 
-// pick keeps the files of the shard, in order. A file's shard is an FNV-1a
+// pick returns the indices of the files of the shard, in order (every
+// index for the zero shard). A file's shard is an FNV-1a
 // hash of its path relative to the argument it was found under (the
 // longest argument that contains it; a file named as an argument counts by
 // its base name), so the split is the same wherever the corpus is checked
 // out and however the arguments are spelt.
-func (s shard) pick(args []string, files []loader.File) []loader.File {
-	if s.N <= 1 {
-		return files
+func (s shard) pick(args []string, files []loader.File) []int {
+	var out []int
+	if s.N < 1 {
+		for i := range files {
+			out = append(out, i)
+		}
+		return out
 	}
 	roots := make([]string, len(args))
 	for i, a := range args {
 		roots[i] = filepath.ToSlash(filepath.Clean(a))
 	}
-	var out []loader.File
-	for _, f := range files {
+	for i, f := range files {
 		if shardOf(shardKey(roots, f.Path), s.N) == s.K {
-			out = append(out, f)
+			out = append(out, i)
 		}
 	}
 	return out

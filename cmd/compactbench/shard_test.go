@@ -62,10 +62,11 @@ func TestShardKey(t *testing.T) {
 	}
 }
 
-// TestShardsPartition: the shards of a corpus are disjoint and together
-// hold every file, and their row tables together hold the rows of one
-// unsharded run (the shipped corpora and, when present, the real corpus).
-func TestShardsPartition(t *testing.T) {
+// TestShardsMerge: the shards of a corpus are disjoint and together hold
+// every file; their row tables together hold the rows of one unsharded run;
+// and merge writes what the unsharded run writes, byte for byte (the shipped
+// corpora and, when present, the real corpus).
+func TestShardsMerge(t *testing.T) {
 	for _, name := range []string{"corpora", "real-corpus"} {
 		t.Run(name, func(t *testing.T) {
 			corpus := "../../corpora"
@@ -82,8 +83,8 @@ func TestShardsPartition(t *testing.T) {
 			const n = 3
 			seen := map[string]int{}
 			for k := 1; k <= n; k++ {
-				for _, f := range (shard{k, n}).pick([]string{corpus}, in.Files) {
-					seen[f.Path]++
+				for _, i := range (shard{k, n}).pick([]string{corpus}, in.Files) {
+					seen[in.Files[i].Path]++
 				}
 			}
 			for _, f := range in.Files {
@@ -94,15 +95,12 @@ func TestShardsPartition(t *testing.T) {
 
 			dir := t.TempDir()
 			whole := filepath.Join(dir, "whole")
-			runOK(t, "run", "-q", "--no-progress", "--format", "csv", "-o", whole, corpus)
+			runOK(t, "run", "-q", "--no-progress", "--format", "all", "-o", whole, corpus)
 			var shards []string
 			for k := 1; k <= n; k++ {
 				out := filepath.Join(dir, fmt.Sprintf("shard%d", k))
 				shards = append(shards, out)
-				code, _, stderr := runCLI(t, "run", "-q", "--no-progress", "--format", "csv", "--shard", fmt.Sprintf("%d/%d", k, n), "-o", out, corpus)
-				if code != 0 && !strings.Contains(stderr, "no transcript files") {
-					t.Fatalf("shard %d/%d exited %d: %s", k, n, code, stderr)
-				}
+				runOK(t, "run", "-q", "--no-progress", "--format", "all", "--shard", fmt.Sprintf("%d/%d", k, n), "-o", out, corpus)
 			}
 			// Tables of rows per transcript (rules sums over the corpus).
 			for _, table := range []string{"transcripts", "problems", "calls", "compact_boundaries", "runs", "events", "anchors", "labels"} {
@@ -116,6 +114,27 @@ func TestShardsPartition(t *testing.T) {
 				if !slices.Equal(got, want) {
 					t.Errorf("%s: the shards hold %d rows, the whole run %d (or they differ)", table, len(got), len(want))
 				}
+			}
+
+			// Merged in any order of arguments: the unsharded run's outputs.
+			merged := filepath.Join(dir, "merged")
+			slices.Reverse(shards)
+			code, stdout, stderr := runCLI(t, append([]string{"merge", "--format", "all", "-o", merged}, shards...)...)
+			if code != 0 {
+				t.Fatalf("merge exited %d: %s", code, stderr)
+			}
+			_, wantStdout, _ := runCLI(t, "run", "--no-progress", "--format", "table", "-o", filepath.Join(dir, "table"), corpus)
+			if stdout != wantStdout {
+				t.Errorf("merge printed\n%s\nthe run printed\n%s", stdout, wantStdout)
+			}
+			sameOutputs(t, whole, merged)
+
+			// A missing or repeated shard is refused.
+			if code, _, stderr := runCLI(t, "merge", "-o", filepath.Join(dir, "bad"), shards[0], shards[1]); code != 2 || !strings.Contains(stderr, "missing") {
+				t.Errorf("merge of 2 of 3 shards: exit %d, %s", code, stderr)
+			}
+			if code, _, stderr := runCLI(t, "merge", "-o", filepath.Join(dir, "bad"), shards[0], shards[0], shards[1]); code != 2 || !strings.Contains(stderr, "both shard") {
+				t.Errorf("merge with a shard twice: exit %d, %s", code, stderr)
 			}
 		})
 	}
