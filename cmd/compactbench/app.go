@@ -7,8 +7,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 )
@@ -21,6 +24,10 @@ const (
 	exitOK       = 0
 	exitFailed   = 1 // the command ran and found a failure (--strict problems, a gate regression)
 	exitBadInput = 2 // usage errors and unusable input
+	exitInternal = 3 // a bug: a panic outside the work on one input file
+	// A run stopped by a signal exits 128 + the signal's number: 130 for
+	// SIGINT, 143 for SIGTERM.
+	exitSignal = 128
 )
 
 // exitError carries an exit code through urfave/cli.
@@ -52,6 +59,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	cmds := make([]*cli.Command, len(commands))
 	for i, mk := range commands {
 		cmds[i] = mk()
+		usageErrors(cmds[i])
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 	return &cli.App{
@@ -74,25 +82,90 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	}
 }
 
+// usageErrors makes flag parsing errors of cmd and its subcommands usage
+// errors (exit 2), typed rather than recognised by their text.
+func usageErrors(cmd *cli.Command) {
+	cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		return usageErr("%s: %v", cmd.Name, err)
+	}
+	for _, s := range cmd.Subcommands {
+		usageErrors(s)
+	}
+}
+
+// signalCause is the cause of a run cancelled by a signal.
+type signalCause struct{ sig syscall.Signal }
+
+func (s signalCause) Error() string { return "interrupted (" + s.sig.String() + ")" }
+
 // Main runs the CLI with args (args[0] is the program name) and returns the
-// process exit code.
+// process exit code. SIGINT and SIGTERM cancel the run's context: the
+// command stops, removes what it had started writing, leaves the previous
+// outputs as they were, and Main returns 130 or 143. A second signal exits
+// at once.
 func Main(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case s := <-sigs:
+			sig, _ := s.(syscall.Signal)
+			cancel(signalCause{sig})
+		case <-ctx.Done():
+			return
+		}
+		if s, ok := (<-sigs).(syscall.Signal); ok {
+			os.Exit(exitSignal + int(s))
+		}
+	}()
+	return MainContext(ctx, args, stdout, stderr)
+}
+
+// MainContext is Main under a context: cancelling it stops the command as
+// a signal does (exit 130, or 128 + the signal when the cause is a
+// signalCause). A panic is an internal error (exit 3).
+func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "compactbench: internal error: %v\n%s\ncompactbench: this is a bug; please report it with the command line and the input if you can share it\n", p, debug.Stack())
+			code = exitInternal
+		}
+	}()
 	app := newApp(stdout, stderr)
 	err := app.RunContext(ctx, permuteFlags(app, args))
 	if err == nil {
 		return exitOK
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		cause := context.Cause(ctx)
+		fmt.Fprintf(stderr, "compactbench: %v; stopped, earlier outputs left as they were\n", cause)
+		var sc signalCause
+		if errors.As(cause, &sc) {
+			return exitSignal + int(sc.sig)
+		}
+		return exitSignal + int(syscall.SIGINT)
 	}
 	fmt.Fprintf(stderr, "compactbench: %v\n", err)
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	if strings.Contains(err.Error(), "flag provided but not defined") {
-		return exitBadInput
-	}
 	return exitFailed
+}
+
+// lockedWriter serialises writes from concurrent workers.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // hasSubcommands reports whether cmd has subcommands of its own (urfave/cli

@@ -14,11 +14,12 @@ import (
 
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/anchors"
+	"github.com/compactbench/compactbench/internal/loader"
 )
 
 // resultCache keeps each input file's analysis results (run --cache DIR),
-// keyed by the file's content hash, its path, the analysis configuration
-// and the build of compactbench, so that a re-run over a grown corpus
+// keyed by the file's content hash, its path, the analysis configuration,
+// the reader's limits and the build of compactbench, so that a re-run over a grown corpus
 // analyses only new or changed files. An entry that does not match its key
 // or its checksum, or that does not decode, is ignored and rewritten: a
 // stale or corrupt cache costs time, never correctness.
@@ -34,11 +35,14 @@ type resultCache struct {
 const cacheFormat = "compactbench-cache/1"
 
 // openResultCache prepares a cache directory for a configuration.
-func openResultCache(dir string, cfg *analysis.Config, inputFormat string) (*resultCache, error) {
+func openResultCache(dir string, cfg *analysis.Config, inputFormat string, limits loader.Limits) (*resultCache, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("--cache: %w", err)
 	}
-	conf, err := json.Marshal(cfg)
+	conf, err := json.Marshal(struct {
+		Config *analysis.Config
+		Limits loader.Limits
+	}{cfg, limits})
 	if err != nil {
 		return nil, fmt.Errorf("--cache: hashing the configuration: %w", err)
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strings"
 
+	"github.com/dustin/go-humanize"
 	"github.com/urfave/cli/v2"
 
 	"github.com/compactbench/compactbench/internal/compaction"
@@ -17,6 +19,49 @@ import (
 // inputFormatFlag is --input-format; checkInputFormat validates it.
 func inputFormatFlag() cli.Flag {
 	return &cli.StringFlag{Name: "input-format", Usage: "force a reader instead of detecting (" + strings.Join(loader.FormatNames(), ", ") + ")"}
+}
+
+// limitFlags bound what one input file may cost (loader.Limits).
+func limitFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "max-line", Value: "256MiB", Usage: "longest line or JSON record read; a longer one is a problem row"},
+		&cli.IntFlag{Name: "max-depth", Value: loader.DefaultMaxDepth, Usage: fmt.Sprintf("deepest JSON nesting read (at most %d)", loader.MaxDepthCeiling)},
+		&cli.IntFlag{Name: "max-problems", Value: loader.DefaultMaxProblems, Usage: "problems listed per transcript; the rest are counted in one row"},
+		&cli.StringFlag{Name: "max-decompressed", Value: "16GiB", Usage: "bytes a .gz, .zst or .zip file may decompress to"},
+	}
+}
+
+// readLimits validates the limit flags.
+func readLimits(c *cli.Context) (loader.Limits, error) {
+	size := func(name string) (int64, error) {
+		n, err := humanize.ParseBytes(c.String(name))
+		if err != nil || n == 0 || n > 1<<50 {
+			return 0, usageErr("--%s %q: want a size such as 64MiB or 2GiB", name, c.String(name))
+		}
+		return int64(n), nil
+	}
+	var l loader.Limits
+	line, err := size("max-line")
+	if err != nil {
+		return l, err
+	}
+	if line > 1<<31-1 {
+		return l, usageErr("--max-line %q: want at most 2GiB", c.String("max-line"))
+	}
+	if l.MaxDecompressed, err = size("max-decompressed"); err != nil {
+		return l, err
+	}
+	l.MaxLine, l.MaxDepth, l.MaxProblems = int(line), c.Int("max-depth"), c.Int("max-problems")
+	if l.MaxDepth < 1 {
+		return l, usageErr("--max-depth: want 1 to %d, got %d", loader.MaxDepthCeiling, l.MaxDepth)
+	}
+	if l.MaxProblems < 1 {
+		return l, usageErr("--max-problems: want at least 1, got %d", l.MaxProblems)
+	}
+	if err := l.Validate(); err != nil {
+		return l, usageErr("%v", err)
+	}
+	return l, nil
 }
 
 // checkInputFormat rejects an unknown --input-format before any file is

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/compactbench/compactbench/internal/analysis"
+	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/loader"
 	"github.com/compactbench/compactbench/internal/report"
@@ -48,12 +50,12 @@ func newRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "cache", Usage: "keep each file's results in `DIR`, keyed by content, configuration and build; a re-run analyses only new or changed files"},
 			&cli.StringFlag{Name: "shard", Usage: "process shard `K/N` of the inputs (1 ≤ K ≤ N), chosen by a hash of each file's path relative to its argument"},
 			&cli.StringFlag{Name: "rulers", Value: strings.Join(tokens.DefaultNames(), ","), Usage: "rulers measured in the calls table (" + strings.Join(tokens.Names(), ", ") + ", default, all)"},
-		}, metricFlags(), []cli.Flag{
+		}, limitFlags(), metricFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "overhead", Value: "segments", Usage: "how the calls table fixes the overhead: first (the first call) or segments (again after each compaction or model change)"},
 			rulesFlag, labelsFlag, evidenceFlag,
 		}, strategyFlags(), []cli.Flag{
 			&cli.StringSliceFlag{Name: "set", Usage: "override a strategy parameter, `STRATEGY.PARAM=VALUE` (repeatable), e.g. mask.keep=20"},
-		}),
+		}, summarizerFlags()),
 		Action: func(c *cli.Context) error {
 			opts := runOptions{
 				Paths: c.Args().Slice(), Jobs: c.Int("jobs"), Out: c.String("out"),
@@ -66,6 +68,9 @@ func newRunCommand() *cli.Command {
 			if opts.Shard, err = parseShard(c.String("shard")); err != nil {
 				return err
 			}
+			if opts.Limits, err = readLimits(c); err != nil {
+				return err
+			}
 			if opts.Formats, err = parseFormats(c.String("format")); err != nil {
 				return err
 			}
@@ -73,6 +78,9 @@ func newRunCommand() *cli.Command {
 				return err
 			}
 			if opts.Config.Compaction, err = compactionFlags(c); err != nil {
+				return err
+			}
+			if opts.LLM, err = summarizerFromFlags(c, opts.Config.Compaction); err != nil {
 				return err
 			}
 			return runCommand(c.Context, opts, c.App.Writer, c.App.ErrWriter)
@@ -86,11 +94,13 @@ type runOptions struct {
 	Jobs        int
 	Out         string
 	InputFormat string
-	Formats     outputFormats
-	Strict      bool
-	Quiet       bool
-	Progress    bool
-	Config      analysis.Config
+	// Limits bound what one input file may cost (--max-line ...).
+	Limits   loader.Limits
+	Formats  outputFormats
+	Strict   bool
+	Quiet    bool
+	Progress bool
+	Config   analysis.Config
 	// Rules, Labels and Evidence are --rules, --labels and --evidence.
 	Rules    []string
 	Labels   []string
@@ -103,6 +113,8 @@ type runOptions struct {
 	Cache string
 	// Shard is --shard (the zero Shard is every file).
 	Shard shard
+	// LLM is the model summarizer (nil: extractive summaries).
+	LLM *llmSetup
 }
 
 // outputFormats are the outputs chosen by name with --format.
@@ -156,11 +168,17 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if len(opts.Paths) == 0 {
 		return usageErr("run: no input paths (try: compactbench run corpora/)")
 	}
+	if err := checkJobs(opts.Jobs); err != nil {
+		return err
+	}
+	if err := report.CheckOutputDir(opts.Out); err != nil {
+		return usageErr("-o: %v", err)
+	}
 	if err := checkInputFormat(opts.InputFormat); err != nil {
 		return err
 	}
 	start := time.Now()
-	inputs, err := loader.Walk(opts.Paths)
+	inputs, err := loader.Walk(opts.Paths, opts.Out)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -181,10 +199,19 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if err := opts.LLM.start(ctx, &opts.Config); err != nil {
+		return err
+	}
 	if opts.Config.Anchors == nil && !opts.NoAnchors {
 		if opts.Config.Anchors, err = anchorConfig(opts.Rules, opts.Labels, opts.Evidence, inputs.Labels); err != nil {
 			return err
 		}
+	}
+	if err := checkStrategyRuleSets(&opts.Config); err != nil {
+		return err
+	}
+	if opts.LLM != nil && (opts.Cache != "" || opts.Shard.N > 0) {
+		return usageErr("--cache and --shard do not work with a model summarizer yet (its answers and request counts are not reproducible per file)")
 	}
 	meta := report.Meta{
 		Tool: "compactbench", Version: version, ConfigHash: configHash(&opts.Config), Inputs: opts.Paths,
@@ -192,11 +219,14 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	}
 	settings := reportSettings(&opts.Config)
 	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: meta,
-		Settings: settings, ReportTranscript: opts.ReportTranscript})
+		Settings: settings, ReportTranscript: opts.ReportTranscript, Summaries: opts.LLM != nil})
 	if err != nil {
 		return err
 	}
-	var shardOut *shardWriter // run --shard: the results for merge
+	if opts.LLM != nil {
+		w.SetSummarizer(opts.LLM.Name, opts.LLM.Options.Model)
+	}
+	var shardOut *shardWriter // run --shard: the results for merge, in the output set
 	if opts.Shard.N > 0 {
 		build, err := buildID()
 		if err != nil {
@@ -205,7 +235,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		}
 		h := &shardHeader{Format: shardFormat, K: opts.Shard.K, N: opts.Shard.N, Files: nall, Build: build, Meta: meta,
 			Settings: settings, ReportTranscript: opts.ReportTranscript, RuleSets: shardRuleSets(&opts.Config)}
-		if shardOut, err = newShardWriter(opts.Out, h); err != nil {
+		if shardOut, err = newShardWriter(w.Dir(), h); err != nil {
 			w.Abort()
 			return err
 		}
@@ -219,22 +249,36 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	cfg := opts.Config
 	var cache *resultCache
 	if opts.Cache != "" {
-		if cache, err = openResultCache(opts.Cache, &cfg, opts.InputFormat); err != nil {
+		if cache, err = openResultCache(opts.Cache, &cfg, opts.InputFormat, opts.Limits); err != nil {
 			w.Abort()
+			if shardOut != nil {
+				shardOut.abort()
+			}
 			return err
 		}
 	}
+	errw := &lockedWriter{w: stderr}
 	work := func(ctx context.Context, i int) ([]*analysis.Result, error) {
-		if cache != nil {
-			return cache.analyze(func() ([]*analysis.Result, error) {
-				return analyzeFile(ctx, files[i].Path, opts.InputFormat, &cfg)
-			}, files[i].Path)
+		if f := files[i]; f.Problem != "" {
+			return []*analysis.Result{analysis.Analyze(loader.ProblemTranscript(f.Path, f.Problem), &cfg)}, nil
 		}
-		return analyzeFile(ctx, files[i].Path, opts.InputFormat, &cfg)
+		analyze := func() ([]*analysis.Result, error) {
+			return analyzeFile(ctx, files[i].Path, loader.Options{Format: opts.InputFormat, Limits: opts.Limits}, &cfg, errw)
+		}
+		if cache != nil {
+			return cache.analyze(analyze, files[i].Path)
+		}
+		return analyze()
 	}
 	var ids, paths []string // for labels that name no transcript
 	emit := func(i int, rs []*analysis.Result) error {
+		if testHook != nil {
+			testHook("emit", files[i].Path)
+		}
 		if bar != nil {
+			if opts.LLM != nil {
+				bar.Describe(opts.LLM.describe())
+			}
 			bar.Add64(files[i].Size)
 		}
 		for _, r := range rs {
@@ -257,17 +301,19 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if bar != nil {
 		bar.Finish()
 	}
-	sum, err := w.Close()
-	if err != nil {
-		if shardOut != nil {
-			shardOut.abort()
-		}
-		return err
+	if opts.LLM != nil {
+		st := opts.LLM.Summarizer.Stats()
+		w.SetSummarizerCounts(st.Requests, st.OverBudget, st.Misses)
 	}
 	if shardOut != nil {
 		if err := shardOut.finish(); err != nil {
+			w.Abort()
 			return err
 		}
+	}
+	sum, err := w.Close()
+	if err != nil {
+		return err
 	}
 	elapsed := time.Since(start)
 	if !opts.Quiet {
@@ -284,6 +330,12 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 			if err := report.AnchorsTable(stdout, sum); err != nil {
 				return err
 			}
+		}
+		if opts.LLM != nil {
+			st := opts.LLM.Summarizer.Stats()
+			fmt.Fprintf(stderr, "summaries by %s (%s): %d from the model, %d from the cache, %d fell back to extractive (%d failed, %d over budget, %d not cached); %d requests, %d+%d tokens, $%.4f\n",
+				opts.LLM.Name, opts.LLM.Options.Model, st.LLM, st.Cached, st.Failed+st.OverBudget+st.Misses, st.Failed, st.OverBudget, st.Misses,
+				st.Requests, st.InputTokens, st.OutputTokens, st.USD)
 		}
 		if opts.Config.Anchors != nil {
 			warnUnmatchedLabels(stderr, opts.Config.Anchors.Labels, ids, paths)
@@ -304,14 +356,73 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	return nil
 }
 
+// testHook, when set by a test, is called at points of a run ("file" when
+// a worker starts on a file, "emit" when its results are written) so that
+// tests can make them fail.
+var testHook func(stage, path string)
+
 // analyzeFile reads one input file and analyses every transcript in it.
-func analyzeFile(ctx context.Context, path, inputFormat string, cfg *analysis.Config) ([]*analysis.Result, error) {
-	var out []*analysis.Result
-	err := loader.ReadFile(path, loader.Options{Format: inputFormat}, func(t *transcript.Transcript) error {
+// A panic while doing so is a bug met on this file: the file's results are
+// replaced by one problem row saying so, a short note goes to stderr, and
+// the run goes on.
+func analyzeFile(ctx context.Context, path string, lo loader.Options, cfg *analysis.Config, stderr io.Writer) (out []*analysis.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "compactbench: internal error on %s: %v; the file is reported as a problem. This is a bug: please report it\n", path, p)
+			t := &transcript.Transcript{ID: path, Path: path, Format: "unknown", Kind: transcript.KindSession,
+				Problems: []transcript.Problem{{Reason: fmt.Sprintf("internal error while reading this file (a bug, please report it): %v", p)}}}
+			out, err = []*analysis.Result{analysis.Analyze(t, cfg)}, nil
+		}
+	}()
+	if testHook != nil {
+		testHook("file", path)
+	}
+	lo.Context = ctx
+	err = loader.ReadFile(path, lo, func(t *transcript.Transcript) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		out = append(out, analysis.Analyze(t, cfg))
 		return ctx.Err()
 	})
 	return out, err
+}
+
+// checkJobs validates -j.
+func checkJobs(jobs int) error {
+	if jobs < 1 {
+		return usageErr("--jobs: want at least 1, got %d", jobs)
+	}
+	return nil
+}
+
+// checkStrategyRuleSets rejects a strategy parameter naming a rule set that
+// is neither built in nor given with --rules.
+func checkStrategyRuleSets(cfg *analysis.Config) error {
+	c := cfg.Compaction
+	if c == nil {
+		return nil
+	}
+	known := map[string]bool{}
+	if cfg.Anchors != nil {
+		for _, s := range cfg.Anchors.Sets {
+			known[s.Name] = true
+		}
+	}
+	for _, s := range compaction.Specs() {
+		p, ok := c.Params[s.ID]
+		if !ok {
+			continue
+		}
+		f := reflect.ValueOf(p).Elem().FieldByName("Rules")
+		if !f.IsValid() || f.Kind() != reflect.String || known[f.String()] {
+			continue
+		}
+		if _, err := anchors.Builtin(f.String()); err != nil {
+			return usageErr("--set %s.rules: %v", s.ID, err)
+		}
+	}
+	return nil
 }
 
 // newProgress returns a byte-counting progress bar on stderr, or nil when

@@ -55,7 +55,7 @@ func TestRunReplayFlags(t *testing.T) {
 		{[]string{"run", "--mode", "twice", fixtures}, 2, "want replay or once"},
 		{[]string{"run", "--config", cfg, fixtures}, 2, "params.window (from line 3)"},
 		{[]string{"run", "--config", filepath.Join(dir, "missing.yaml"), fixtures}, 2, "missing.yaml"},
-		{[]string{"run", "-q", "-o", dir, "--strategies", "window,mask", "--set", "mask.keep=2", "--window", "50000", fixtures}, 0, ""},
+		{[]string{"run", "-q", "-o", filepath.Join(dir, "out"), "--strategies", "window,mask", "--set", "mask.keep=2", "--window", "50000", fixtures}, 0, ""},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCLI(t, tc.args...)
@@ -63,7 +63,7 @@ func TestRunReplayFlags(t *testing.T) {
 			t.Errorf("%v: exit %d stderr %q, want %d mentioning %q", tc.args, code, stderr, tc.code, tc.msg)
 		}
 	}
-	runs, _ := os.ReadFile(filepath.Join(dir, "runs.csv"))
+	runs, _ := os.ReadFile(filepath.Join(dir, "out", "runs.csv"))
 	if n := strings.Count(string(runs), ",mask,") + strings.Count(string(runs), ",window,"); n == 0 || strings.Contains(string(runs), ",codelet,") {
 		t.Errorf("--strategies window,mask: runs.csv =\n%s", runs)
 	}

@@ -51,7 +51,7 @@ func newTuneCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 		}, metricFlags(), []cli.Flag{
 			rulesFlag, labelsFlag, evidenceFlag,
-		}, strategyFlags()),
+		}, strategyFlags(), summarizerFlags()),
 		Action: tuneAction,
 	}
 }
@@ -279,6 +279,14 @@ func tuneAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// One model summarizer (and cache) serves every setting.
+	setup, err := summarizerFromFlags(c, compaction.DefaultConfig())
+	if err != nil {
+		return err
+	}
+	if err := setup.start(c.Context, &base); err != nil {
+		return err
+	}
 	// Build every setting's configuration first: a bad value fails before
 	// any replay.
 	cfgs := make([]analysis.Config, len(grid))
@@ -337,8 +345,9 @@ func tuneAction(c *cli.Context) error {
 // tuneRun analyses every file with one configuration and aggregates.
 func tuneRun(ctx context.Context, files []loader.File, jobs int, inputFormat string, cfg *analysis.Config) (*report.Summary, error) {
 	sum := report.NewSummary(report.Meta{Tool: "compactbench"})
+	errw := &lockedWriter{w: os.Stderr}
 	work := func(ctx context.Context, i int) ([]*analysis.Result, error) {
-		return analyzeFile(ctx, files[i].Path, inputFormat, cfg)
+		return analyzeFile(ctx, files[i].Path, loader.Options{Format: inputFormat}, cfg, errw)
 	}
 	emit := func(i int, rs []*analysis.Result) error {
 		for _, r := range rs {

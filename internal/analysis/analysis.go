@@ -32,6 +32,12 @@ type Config struct {
 	Anchors *AnchorConfig `json:"anchors,omitempty"`
 	// Compaction selects and configures the strategies (nil: defaults).
 	Compaction *compaction.Config `json:"compaction,omitempty"`
+	// Summarizer writes the strategies' summaries (nil: the extractive
+	// summaries); SummarizerID says what shapes its answers (provider,
+	// model, prompts) and is hashed with the rest ("" for extractive, so
+	// extractive runs keep their hash).
+	Summarizer   compaction.Summarizer `json:"-"`
+	SummarizerID string                `json:"summarizer,omitempty"`
 }
 
 // Result is everything one transcript contributes to the outputs.
@@ -47,6 +53,9 @@ type Result struct {
 	// Runs and Events are the strategies' replays of the transcript.
 	Runs   []RunRow
 	Events []EventRow
+	// Summaries describe the events whose summary a model was asked for
+	// (empty with the extractive summarizer).
+	Summaries []SummaryRow
 	// Series is the per-call prompt of the recording and of each strategy
 	// (nil when the transcript is not replayed); reports draw it.
 	Series *ContextSeries
@@ -89,6 +98,13 @@ type TranscriptRow struct {
 	MicrocompactBoundaries int64  `parquet:"microcompact_boundaries" json:"microcompact_boundaries"`
 	PeakContextReal        int64  `parquet:"peak_context_real" json:"peak_context_real"`
 	Problems               int64  `parquet:"problems" json:"problems"`
+	// UnknownTypes and UnknownKeys count records of a type the reader does
+	// not know and unknown keys on known records: format drift at a glance.
+	UnknownTypes int64 `parquet:"unknown_types" json:"unknown_types"`
+	UnknownKeys  int64 `parquet:"unknown_keys" json:"unknown_keys"`
+	// OffPath lists the conversation records left off the active path, per
+	// reason: "branch=3;duplicate_uuid=1".
+	OffPath string `parquet:"off_path" json:"off_path"`
 }
 
 // ProblemRow is a row of the problems table.
@@ -111,14 +127,15 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 		Messages:     int64(len(t.Messages)), Turns: int64(len(turns)),
 		APICalls: int64(s.APICalls), ToolCalls: int64(s.ToolCalls), ToolErrors: int64(s.ToolErrors),
 		CompactBoundaries: int64(s.CompactBoundaries), MicrocompactBoundaries: int64(s.MicrocompactBoundaries),
-		PeakContextReal: s.PeakContextReal, Problems: int64(len(t.Problems)),
+		PeakContextReal: s.PeakContextReal, Problems: int64(len(t.Problems) + s.ProblemsUnlisted),
+		UnknownTypes: int64(s.UnknownTypes), UnknownKeys: int64(s.UnknownKeys), OffPath: FormatCounts(s.OffPath),
 	}}
 	r.IgnoredByType = s.IgnoredByType
 	for _, p := range t.Problems {
 		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})
 	}
 	r.Calls, r.Boundaries = callRows(t, cfg)
-	r.Runs, r.Events, r.Series = replayRows(t, cfg)
+	r.Runs, r.Events, r.Summaries, r.Series = replayRows(t, cfg)
 	if cfg.Anchors != nil {
 		analyzeAnchors(t, turns, cfg.Anchors, r)
 	}

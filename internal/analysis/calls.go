@@ -55,6 +55,10 @@ type BoundaryRow struct {
 	Trigger      string `parquet:"trigger" json:"trigger"`
 	PreTokens    int64  `parquet:"pre_tokens" json:"pre_tokens"`
 	TokensSaved  int64  `parquet:"tokens_saved" json:"tokens_saved"`
+	// PostTokens is the harness's own count of the context right after a
+	// full compaction (Claude Code's compactMetadata.postTokens), 0 when not
+	// recorded: with PreTokens, the compaction's real compression.
+	PostTokens int64 `parquet:"post_tokens" json:"post_tokens"`
 	// LastCallIndex and LastCallReal describe the last recorded call before
 	// the event (empty when none).
 	LastCallIndex *int64   `parquet:"last_call_index,optional" json:"last_call_index"`
@@ -181,7 +185,7 @@ func callRows(t *transcript.Transcript, cfg *Config) ([]CallRow, []BoundaryRow) 
 		b := &est.Boundaries[i]
 		c := b.Compaction
 		row := BoundaryRow{Path: t.Path, TranscriptID: t.ID, EventIndex: int64(b.Index), Line: int64(c.Line),
-			Kind: string(c.Kind), Trigger: c.Trigger, PreTokens: c.PreTokens, TokensSaved: c.TokensSaved}
+			Kind: string(c.Kind), Trigger: c.Trigger, PreTokens: c.PreTokens, TokensSaved: c.TokensSaved, PostTokens: c.PostTokens}
 		if b.LastCall >= 0 {
 			li, lr := int64(b.LastCall), b.LastReal
 			row.LastCallIndex, row.LastCallReal = &li, &lr

@@ -82,18 +82,18 @@ func replays(t *transcript.Transcript) bool {
 }
 
 // replayRows replays every configured strategy over t.
-func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, *ContextSeries) {
+func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []SummaryRow, *ContextSeries) {
 	if !replays(t) {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	metric, err := cfg.MetricRuler()
 	if err != nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	cc := cfg.compaction()
 	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices,
 		SummaryPromptTokens: cc.SummaryPromptTokens,
-		Rulers:              cfg.strategyRulers(metric)}
+		Rulers:              cfg.strategyRulers(metric), Summarizer: cfg.Summarizer}
 	sh := compaction.NewShared(t)
 	if cfg.Anchors != nil { // rule sets given with --rules are usable by strategies too
 		sh.RuleSets = map[string]*anchors.RuleSet{}
@@ -105,6 +105,7 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, *C
 	base := compaction.Baseline(sh, opt, overhead)
 	var runs []RunRow
 	var events []EventRow
+	var summaries []SummaryRow
 	series := newSeries(t, sh)
 	for _, spec := range cc.Enabled() {
 		run, evs := compaction.Replay(sh, spec.ID, spec.New(cc.Params[spec.ID]), opt, overhead, base.CostUSD)
@@ -127,9 +128,37 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, *C
 				NeedFacts: int64(e.NeedFacts), NeedKept: int64(e.NeedKept), NeedRecall: e.NeedRecall(), NeedDetail: e.NeedDetail,
 				FileRecall: e.FileRecall, ErrorRecall: e.ErrorRecall, IntentKept: e.IntentKept,
 				TriggerTokens: int64(e.TriggerTokens), PreTokens: e.PreTokens, SummarizerInput: int64(e.SummarizerInput)})
+			if src := e.Summary.Source; src != "" && src != compaction.SourceExtractive {
+				summaries = append(summaries, SummaryRow{Path: t.Path, TranscriptID: t.ID, Strategy: spec.ID, Round: int64(e.Round),
+					CallIndex: int64(e.Call), Source: src, Model: e.Summary.Model, Error: e.Summary.Err, Attempts: int64(e.Summary.Attempts),
+					InputTokens: int64(e.Summary.InputTokens), OutputTokens: int64(e.Summary.OutputTokens), CostUSD: e.Summary.CostUSD,
+					SummaryTokens: int64(e.SummaryTokens), ExtractiveTokens: int64(e.ExtractiveTokens), NeedRecall: e.NeedRecall()})
+			}
 		}
 	}
-	return runs, events, series
+	return runs, events, summaries, series
+}
+
+// SummaryRow is a row of the summaries table: one per compaction event
+// whose summary a model was asked for (only with --summarizer other than
+// extractive). ExtractiveTokens is the size of the extractive summary the
+// strategy would have written for the same event, beside the model's.
+type SummaryRow struct {
+	Path             string   `parquet:"path" json:"path"`
+	TranscriptID     string   `parquet:"transcript_id" json:"transcript_id"`
+	Strategy         string   `parquet:"strategy" json:"strategy"`
+	Round            int64    `parquet:"round" json:"round"`
+	CallIndex        int64    `parquet:"call_index" json:"call_index"`
+	Source           string   `parquet:"summary_source" json:"summary_source"`
+	Model            string   `parquet:"model" json:"model"`
+	Error            string   `parquet:"error" json:"error"`
+	Attempts         int64    `parquet:"attempts" json:"attempts"`
+	InputTokens      int64    `parquet:"llm_input_tokens" json:"llm_input_tokens"`
+	OutputTokens     int64    `parquet:"llm_output_tokens" json:"llm_output_tokens"`
+	CostUSD          float64  `parquet:"llm_cost_usd" json:"llm_cost_usd"`
+	SummaryTokens    int64    `parquet:"summary_tokens" json:"summary_tokens"`
+	ExtractiveTokens int64    `parquet:"extractive_summary_tokens" json:"extractive_summary_tokens"`
+	NeedRecall       *float64 `parquet:"need_recall,optional" json:"need_recall"`
 }
 
 // compaction is the strategies configuration (defaults when none is set).

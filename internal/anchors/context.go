@@ -10,14 +10,14 @@ import (
 // BuildStatus is the build state a PreservationContext records.
 type BuildStatus string
 
-// Build states (seed 000 §3.1).
+// Build states (seed 000's BuildStatus, docs/strategies.md).
 const (
 	BuildPassing BuildStatus = "passing"
 	BuildFailing BuildStatus = "failing"
 	BuildUnknown BuildStatus = "unknown"
 )
 
-// PreservationContext is the state a summary must carry (seed 000 §3.4,
+// PreservationContext is the state a summary must carry (seed 000,
 // BR-006), extracted from turns exactly as the seed's
 // extract_from_turns does:
 //

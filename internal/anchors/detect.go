@@ -154,7 +154,7 @@ func (e *Evaluation) Anchors(from, to int) []Anchor {
 	return out
 }
 
-// Flow builds the ConversationFlow of turns[from:to] (seed 000 §3.3): the
+// Flow builds the ConversationFlow of turns[from:to] (docs/strategies.md): the
 // natural anchors, a synthetic anchor at the window's last turn when none
 // fired and the set has a fallback, and the PreservationContext of the
 // window. A turn's previous_error is the one it had in the evaluated list.

@@ -1,7 +1,7 @@
 // Package anchors detects anchor turns: the turns of a conversation that a
 // compaction should keep from (an error fixed and verified, a task done, a
 // user's change of direction, a feature milestone). It follows seeds 000 and
-// 001 (shared/seeds) and REFERENCE.md §B.
+// 001 (docs/strategies.md gives their rules and constants).
 //
 // # Rules are data
 //
@@ -36,7 +36,7 @@
 // never fire; Rule.BelowThreshold says so and the reports show it.
 //
 // When no rule fires on any turn, a rule set with a synthetic fallback
-// (BR-004, seed 000 §3.3) adds a synthetic anchor at the last turn.
+// (BR-004 of seed 000) adds a synthetic anchor at the last turn.
 //
 // Turn indices are 0-based positions in the turn list given to Evaluate (or
 // in the from:to window given to Evaluation.Flow).

@@ -513,6 +513,9 @@ func (p *parser) text(n *yaml.Node, what string) *Text {
 	case "regex":
 		t.Op = TextRegex
 		t.Pattern = p.str(op.v, "regex")
+		if t.Pattern == "" {
+			p.errf(op.v, "regex: empty pattern (it would match every text; write contains or drop the condition)")
+		}
 	case "longer_than":
 		t.Op = TextLongerThan
 		t.N = p.integer(op.v, "longer_than")

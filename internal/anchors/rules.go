@@ -8,7 +8,7 @@ import (
 	"sync"
 )
 
-// Type is an anchor type (seed 001 §2.2).
+// Type is an anchor type (docs/strategies.md, anchor types).
 type Type string
 
 // Anchor types. The weights the seeds give them are defaults of the rule

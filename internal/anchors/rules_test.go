@@ -257,7 +257,7 @@ func TestPriority(t *testing.T) {
 	}
 }
 
-// TestSynthetic covers BR-004 and seed 000 §3.3.
+// TestSynthetic covers BR-004 and seed 000's synthetic anchor.
 func TestSynthetic(t *testing.T) {
 	fspec, codelet := mustBuiltin(t, "fspec"), mustBuiltin(t, "codelet")
 	ts := turns(turn("hi"), turn("more").at("2025-01-01T00:00:01Z"), turn("last").at("2025-01-01T00:00:02Z"))

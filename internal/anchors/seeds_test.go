@@ -12,7 +12,7 @@ import (
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
-// loadSeed reads one of the seed 000 §5 worked examples in corpora/seeds.
+// loadSeed reads one of the seed 000 worked examples in corpora/seeds.
 func loadSeed(t *testing.T, name string) *transcript.Transcript {
 	t.Helper()
 	path := filepath.Join(testutil.RepoRoot(t), "corpora", "seeds", name)
@@ -39,7 +39,7 @@ func detected(f Flow) []string {
 	return out
 }
 
-// TestSeedExamples runs the built-in sets on seed 000 §5's worked examples
+// TestSeedExamples runs the built-in sets on seed 000's worked examples
 // as written in corpora/seeds. Where the outcome differs from the seed's
 // narrative, the rules are followed (corpora/README.md lists why).
 func TestSeedExamples(t *testing.T) {

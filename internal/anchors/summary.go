@@ -11,11 +11,11 @@ type SummaryStyle uint8
 
 // Summary styles.
 const (
-	// StyleFSpec is seed 000 §3.4–3.5: context lines with "None" /
+	// StyleFSpec is seed 000's format: context lines with "None" /
 	// "Continue conversation" fallbacks, anchor responses cut to 500
 	// characters, first sentences cut to 150.
 	StyleFSpec SummaryStyle = iota
-	// StyleCodelet is seed 001 §5.1: empty lists left empty, anchor
+	// StyleCodelet is seed 001's format: empty lists left empty, anchor
 	// responses and first sentences uncut.
 	StyleCodelet
 )

@@ -141,7 +141,7 @@ func (a *anchorPoint) Compact(s *Sim) Outcome {
 	}
 	ctxInfo := flow.Context
 	summarized := s.Ctx[:keepFrom]
-	req := &SummaryRequest{Strategy: a.id, Round: s.Round + 1, Prompt: codeletPrompt,
+	req := &SummaryRequest{Strategy: a.id, Round: s.Round + 1, PromptName: "codelet", MaxOutputTokens: 1024,
 		Input: func() string { return plainText(summarized) },
 		Deterministic: func() string {
 			return anchors.WeightedSummary(summarize, flow.Natural(), &ctxInfo, style)
@@ -156,6 +156,3 @@ func (a *anchorPoint) Compact(s *Sim) Outcome {
 	}
 	return Outcome{Ctx: ctx, Action: "compact", Summary: summary, SummarizerInput: in, Anchor: info}
 }
-
-const codeletPrompt = "You are helping continue a conversation that has grown too long. Create a concise continuation summary " +
-	"that captures: the main topic/goal, key decisions, files changed, important context, current state, blockers."

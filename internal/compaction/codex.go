@@ -32,8 +32,6 @@ const codexSummaryPrefix = "Another language model started to solve this problem
 	"that has already been done and avoid duplicating work. Here is the summary produced by the other language model, " +
 	"use the information in this summary to assist with your own analysis:\n"
 
-const codexPrompt = "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary for another LLM that will resume the task."
-
 func (c *codex) Trigger(s *Sim) (bool, int) {
 	return float64(s.Prompt()) >= c.p.TriggerFraction*float64(s.Window), s.Prompt()
 }
@@ -63,7 +61,7 @@ func (c *codex) Compact(s *Sim) Outcome {
 		keep[i], keep[j] = keep[j], keep[i]
 	}
 	all := s.Ctx
-	req := &SummaryRequest{Strategy: "codex", Round: s.Round + 1, Prompt: codexPrompt,
+	req := &SummaryRequest{Strategy: "codex", Round: s.Round + 1, PromptName: "codex",
 		Input:         func() string { return plainText(all) },
 		Deterministic: func() string { return handoff(gather(all), "Handoff summary") }}
 	summary := codexSummaryPrefix + s.summarize(req)

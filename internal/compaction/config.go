@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"strings"
 
@@ -95,6 +96,14 @@ func ParseConfig(data []byte, origin string) (*Config, error) {
 	if err := c.checkRulers(); err != nil {
 		return nil, fmt.Errorf("%s: params.%w", origin, err)
 	}
+	for _, s := range Specs() {
+		if err := checkRanges(s.ID, c.Params[s.ID]); err != nil {
+			return nil, fmt.Errorf("%s: params.%w", origin, err)
+		}
+	}
+	if c.Window < 0 {
+		return nil, fmt.Errorf("%s: window: want a number of tokens, got %d", origin, c.Window)
+	}
 	if f.Prices != nil {
 		c.Prices = append(f.Prices, DefaultPrices()...)
 	}
@@ -125,7 +134,15 @@ func (c *Config) Set(key, value string) error {
 		c.Mode = m
 		return nil
 	case "window":
-		return yaml.Unmarshal([]byte(value), &c.Window)
+		var w int
+		if err := yaml.Unmarshal([]byte(value), &w); err != nil {
+			return fmt.Errorf("window: %w", err)
+		}
+		if w < 0 {
+			return fmt.Errorf("window: want a number of tokens (0: each model's own), got %d", w)
+		}
+		c.Window = w
+		return nil
 	}
 	id, param, ok := strings.Cut(key, ".")
 	if !ok {
@@ -144,6 +161,9 @@ func (c *Config) Set(key, value string) error {
 	err := strictDecode([]byte(param+": "+value), p)
 	if err == nil {
 		err = c.checkRulers()
+	}
+	if err == nil {
+		err = checkRanges(id, p)
 	}
 	if err != nil {
 		v.Set(was)
@@ -166,6 +186,41 @@ func (c *Config) checkRulers() error {
 		}
 		if _, err := tokens.ByName(f.String()); err != nil {
 			return fmt.Errorf("%s.ruler: %w", s.ID, err)
+		}
+	}
+	return nil
+}
+
+// checkRanges rejects a numeric parameter out of its range: counts and
+// sizes are at least 0, and fractions (a name ending in fraction, percent,
+// threshold or discount) are within [0, 1].
+func checkRanges(id string, p any) error {
+	if p == nil {
+		return nil
+	}
+	v := reflect.ValueOf(p).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		f := v.Field(i)
+		var x float64
+		switch f.Kind() {
+		case reflect.Int, reflect.Int64, reflect.Int32:
+			x = float64(f.Int())
+		case reflect.Float64, reflect.Float32:
+			x = f.Float()
+		default:
+			continue
+		}
+		fraction := false
+		for _, suffix := range []string{"fraction", "percent", "threshold", "discount"} {
+			fraction = fraction || strings.HasSuffix(name, suffix)
+		}
+		switch {
+		case math.IsNaN(x) || math.IsInf(x, 0) || x < 0:
+			return fmt.Errorf("%s.%s: want a number of at least 0, got %v", id, name, x)
+		case fraction && x > 1:
+			return fmt.Errorf("%s.%s: want a fraction from 0 to 1, got %v", id, name, x)
 		}
 	}
 	return nil

@@ -2,7 +2,7 @@ package compaction
 
 import "strings"
 
-// Cost model (DESIGN.md §7, REFERENCE.md §D). Every simulated call bills its
+// Cost model (docs/metrics.md, cost). Every simulated call bills its
 // prompt with prompt caching: the prefix unchanged since the previous call
 // (the overhead and the leading context messages) is a cache read at 0.1×
 // the input price; the rest is written to the cache at 1.25× (Claude Code
@@ -70,4 +70,13 @@ func (b *bill) call(prompt, cacheRead, output int) {
 // summarizer bills one summarizer call.
 func (b *bill) summarizer(input, output int) {
 	b.usd += (float64(input)*b.p.Input + float64(output)*b.p.Output) / 1e6
+}
+
+// PriceOf finds a model's price in a price list (the last resort is the
+// default price): the summarizer bills its own model calls with it.
+func PriceOf(prices []Price, model string) Price { return priceOf(prices, model) }
+
+// USD is the price of a call with the given uncached input and output.
+func (p Price) USD(input, output int) float64 {
+	return (float64(input)*p.Input + float64(output)*p.Output) / 1e6
 }

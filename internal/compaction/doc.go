@@ -23,7 +23,7 @@
 // one plug in); and state carried across rounds (the previous summary,
 // cumulative file lists, the round number).
 //
-// # Metrics (the contracts of DESIGN.md §7)
+// # Metrics (the contracts of docs/metrics.md)
 //
 // Per event: tokens_before and tokens_after are conversation tokens by the
 // metric ruler (overhead excluded) just before and after the compaction;

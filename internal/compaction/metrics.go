@@ -56,6 +56,12 @@ type Event struct {
 	// SummarizerInput is what a summarizer model would have read (metric
 	// tokens), for the cost model; 0 when nothing was summarized.
 	SummarizerInput int
+	// Summary describes who wrote the summary (its texts are empty): Source
+	// is "" when the compaction wrote none.
+	Summary Summary
+	// ExtractiveTokens is the extractive summary's size (metric ruler) when
+	// a model summarizer wrote the summary, for comparison; else 0.
+	ExtractiveTokens int
 }
 
 // NeedRecall is NeedKept / NeedFacts, or nil without facts.

@@ -113,13 +113,10 @@ func (p *prune) Compact(s *Sim) Outcome {
 		return Outcome{Ctx: ctx, Action: action}
 	}
 	all := ctx
-	req := &SummaryRequest{Strategy: "prune", Round: s.Round + 1, Prompt: opencodePrompt,
+	req := &SummaryRequest{Strategy: "prune", Round: s.Round + 1, PromptName: "prune",
 		Input:         func() string { return plainText(all) },
 		Deterministic: func() string { return handoff(gather(all), "Summary for continuing the conversation") }}
 	summary := s.summarize(req)
 	return Outcome{Ctx: []Item{s.Synthetic(transcript.RoleAssistant, summary)}, Action: "compact", Summary: summary,
 		SummarizerInput: s.Tokens()}
 }
-
-const opencodePrompt = "Provide a detailed prompt for continuing our conversation above. Focus on information that would be helpful " +
-	"for continuing the conversation, including what we did, what we're doing, which files we're working on, and what we're going to do next."

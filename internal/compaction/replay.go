@@ -145,6 +145,8 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 	comps := sh.T.Compactions
 
 	compact := func(trig int, out Outcome, pre int64) {
+		summary := s.summary
+		s.summary = Summary{}
 		if out.Skip {
 			return
 		}
@@ -157,9 +159,16 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 		}
 		ev := Event{Strategy: id, Round: s.Round, Call: s.Call, Turn: turn, Action: out.Action,
 			AnchorKind: out.Anchor.Kind, AnchorType: out.Anchor.Type, AnchorRule: out.Anchor.Rule, AnchorUsed: out.Anchor.Used,
-			TriggerTokens: trig, PreTokens: pre, SummarizerInput: out.SummarizerInput}
+			TriggerTokens: trig, PreTokens: pre, SummarizerInput: out.SummarizerInput, Summary: summary}
 		measure(s, &ev, before, beforeTok, &out)
-		if out.SummarizerInput > 0 {
+		if summary.Extractive != "" {
+			ev.ExtractiveTokens = s.Metric.Text(summary.Extractive)
+			ev.Summary.Extractive = ""
+		}
+		switch {
+		case summary.Source == SourceLLM || summary.Source == SourceCache:
+			b.usd += summary.CostUSD // the model's own usage at its price
+		case out.SummarizerInput > 0:
 			b.summarizer(out.SummarizerInput+opt.SummaryPromptTokens, ev.SummaryTokens)
 		}
 		events = append(events, ev)

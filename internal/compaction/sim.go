@@ -62,6 +62,9 @@ type Sim struct {
 	Override int
 	// Summarizer writes summaries (Deterministic by default).
 	Summarizer Summarizer
+	// summary describes the last summary written (its text left out);
+	// Replay copies it onto the compaction's event.
+	summary Summary
 
 	tok   []int // metric tokens of each Ctx item, thinking included
 	think []int // metric tokens of each Ctx item's thinking blocks
@@ -341,12 +344,17 @@ func sameItem(a, b *Item) bool {
 	return a.Orig == b.Orig && a.Modified == b.Modified && a.id == b.id
 }
 
-// summarize runs the summarizer on a request.
+// summarize runs the summarizer on a request and keeps its answer's
+// description for the compaction's event.
 func (s *Sim) summarize(r *SummaryRequest) string {
 	if s.Summarizer == nil {
+		s.summary = Summary{Source: SourceExtractive}
 		return r.Deterministic()
 	}
-	return s.Summarizer.Summarize(r)
+	s.summary = s.Summarizer.Summarize(r)
+	text := s.summary.Text
+	s.summary.Text = ""
+	return text
 }
 
 // Modify returns a copy of a context item with new blocks, marked modified

@@ -53,15 +53,15 @@ type Spec struct {
 	New func(params any) Strategy
 }
 
-// specs are the strategies, in DESIGN.md §5 order; each file registers its own.
+// specs are the strategies, in docs/strategies.md order; each file registers its own.
 var specs []Spec
 
 func register(s Spec) { specs = append(specs, s) }
 
-// order is DESIGN.md §5's order of strategy ids.
+// order is docs/strategies.md's order of strategy ids.
 var order = []string{"codelet", "fspec", "structured", "window", "mask", "prune", "codex", "truncate", "recorded"}
 
-// Specs returns every strategy, in DESIGN.md §5 order.
+// Specs returns every strategy, in docs/strategies.md order.
 func Specs() []Spec {
 	out := make([]Spec, 0, len(specs))
 	for _, id := range order {

@@ -81,12 +81,12 @@ func (st *structured) Compact(s *Sim) Outcome {
 		st.modified.add(p)
 	}
 	done := st.doneItems(s, msgs, sp)
-	prompt := structuredPrompt
+	prompt := "structured"
 	if st.previous != "" {
-		prompt = structuredUpdatePrompt + "\n\n<previous-summary>\n" + st.previous + "\n</previous-summary>"
+		prompt = "structured-update" // merges the previous summary
 	}
 	prev := st.previous
-	req := &SummaryRequest{Strategy: "structured", Round: s.Round + 1, Prompt: prompt, Previous: prev,
+	req := &SummaryRequest{Strategy: "structured", Round: s.Round + 1, PromptName: prompt, Previous: prev,
 		Input:         func() string { return plainText(msgs) },
 		Deterministic: func() string { return structuredSummary(sp, done, prev) }}
 	body := s.summarize(req)
@@ -133,14 +133,6 @@ func (st *structured) doneItems(s *Sim, msgs []Item, sp *span) []string {
 	}
 	return done.list
 }
-
-const structuredPrompt = "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary for another LLM.\n\n" +
-	"Use this EXACT format: ## Goal, ## Constraints & Preferences, ## Progress (### Done, ### In Progress, ### Blocked), " +
-	"## Key Decisions, ## Next Steps, ## Critical Context."
-
-const structuredUpdatePrompt = "You are performing a CONTEXT CHECKPOINT COMPACTION. The previous summary is provided in " +
-	"<previous-summary> tags. Update it with information from the NEW messages above. PRESERVE all existing information; " +
-	"move items from \"In Progress\" to \"Done\" when completed; keep the same structured format."
 
 // structuredSummary fills seed 003's exact format from the summarized span,
 // merging the previous summary as its UPDATE prompt asks: previous items are

@@ -104,7 +104,8 @@ func (w *window) Compact(s *Sim) Outcome {
 	round := s.Round + 1
 	task := originalTask(s.Ctx)
 	view := w.truncatedView(compacted) // what the seed's summarizer reads
-	req := &SummaryRequest{Strategy: "window", Round: round, Prompt: windowPrompt, Previous: previous,
+	req := &SummaryRequest{Strategy: "window", Round: round, PromptName: "window", Previous: previous, Task: task,
+		MaxOutputTokens: 1000, Temperature: &windowTemperature,
 		Input:         func() string { return w.format(compacted) },
 		Deterministic: func() string { return w.summary(view, previous, task, round) }}
 	summary := s.summarize(req)
@@ -118,9 +119,8 @@ func (w *window) Compact(s *Sim) Outcome {
 	return Outcome{Ctx: ctx, Action: "compact", Summary: summary, SummarizerInput: in}
 }
 
-const windowPrompt = "You are summarizing a coding agent's conversation history. " +
-	"Create a summary with these EXACT sections: Session Summary (Compaction Round N), Original Task, " +
-	"Completed Work, Key Technical Decisions, Current State, Pending Work, Errors & Resolutions."
+// windowTemperature is seed 004's sampling temperature for its summarizer.
+var windowTemperature = 0.3
 
 // originalTask is seed 004's extractOriginalTask: the first user message
 // (a real prompt) of the current messages.

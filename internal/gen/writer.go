@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// profile is the file shape of one Claude Code version (REFERENCE.md §A and
+// profile is the file shape of one Claude Code version (docs/formats.md and
 // the real files in shared/real-corpus): 2.1.39 writes hook progress records,
 // points each tool result at the line holding its tool_use and tags tool
 // calls with a caller; 2.0.76 chains every record to the previous one,

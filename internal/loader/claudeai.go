@@ -192,6 +192,7 @@ func readConversation(p *fastjson.Parser, path, st string, v *jsonValue, ids uni
 		line := lines.at(chatOff + off)
 		mwhere := fmt.Sprintf("%s, chat_messages[%d]", where, i)
 		it, err := p.ParseBytes(elem)
+		lastWins(it)
 		if err != nil {
 			b.bad(line, "%s: malformed JSON: %s", mwhere, shortErr(err))
 			return

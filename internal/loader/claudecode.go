@@ -18,7 +18,7 @@ const ClaudeCodeFormat = "claude-code"
 func init() { Register(claudeCode{}) }
 
 // claudeCode reads Claude Code session files (~/.claude/projects/*/*.jsonl),
-// following REFERENCE.md §A:
+// as docs/formats.md describes:
 //
 //   - lines of any length; one record per line;
 //   - the active conversation is rebuilt from the newest leaf up through
@@ -40,15 +40,6 @@ func init() { Register(claudeCode{}) }
 type claudeCode struct{}
 
 func (claudeCode) Name() string { return ClaudeCodeFormat }
-
-// ccRecordTypes are top-level record types seen in Claude Code files.
-var ccRecordTypes = map[string]bool{
-	"user": true, "assistant": true, "system": true, "progress": true, "attachment": true,
-	"file-history-snapshot": true, "file-history-delta": true, "queue-operation": true,
-	"summary": true, "last-prompt": true, "permission-mode": true, "mode": true,
-	"ai-title": true, "custom-title": true, "agent-name": true, "bridge-session": true,
-	"pr-link": true, "fork-context-ref": true,
-}
 
 func (claudeCode) Sniff(path string, head []byte) int {
 	orig := head
@@ -72,9 +63,16 @@ func (claudeCode) Sniff(path string, head []byte) int {
 		if v.Exists("payload") {
 			return 0 // {timestamp,type,payload}: a Codex rollout
 		}
-		if ccRecordTypes[string(v.GetStringBytes("type"))] &&
+		if _, ok := ccTypes[string(v.GetStringBytes("type"))]; ok &&
 			(v.Exists("uuid") || v.Exists("sessionId") || v.Exists("leafUuid") || v.Exists("messageId")) {
 			return 10
+		}
+		if usageOnly(v) {
+			return 6
+		}
+		if t := string(v.GetStringBytes("type")); (t == "user" || t == "assistant") && v.Get("message") != nil &&
+			v.Get("message").Type() == fastjson.TypeObject && !v.Exists("role") {
+			return 4 // bare records (hand-written, or tools' test transcripts): no uuid, no sessionId
 		}
 	}
 	if parsed > 0 {
@@ -119,6 +117,8 @@ type node struct {
 	model          string
 	timestamp      string
 	isMeta         bool
+	recMeta        bool // the record's own isMeta flag
+	command        string
 	compactSummary bool
 	transcriptOnly bool
 	summaryText    string
@@ -130,14 +130,40 @@ type node struct {
 // ccFile holds the state of reading one Claude Code file.
 type ccFile struct {
 	recorder
-	p        fastjson.Parser
-	nodes    []node
-	usage    map[string]transcript.Usage // per message id, from its last line
-	calls    map[string]bool             // distinct non-synthetic message ids
+	p       fastjson.Parser
+	nodes   []node
+	usage   map[string]transcript.Usage // per message id, from its last line
+	session string
+	agentID string
+
+	// side is the scope of the record being read: 1 when it is marked
+	// isSidechain, else 0. Counts are kept per scope so that a session
+	// file's inline subagent traffic stays out of the session's counters.
+	side  int
+	scope [2]ccScope
+	// unknown holds the unknown record types and keys met, for the
+	// problems table.
+	unknown map[string]*unknownSeen
+	seen    map[string]bool // ids counted, across scopes
+	// usageOnly counts records that carry only a call's usage (usage
+	// trackers' logs: no type, no uuid, no content).
+	usageOnly int
+}
+
+// ccScope holds the counts of one scope (main or sidechain records).
+type ccScope struct {
+	parsed   int
+	ignored  map[string]int
+	calls    map[string]bool // distinct non-synthetic message ids
 	toolUses map[string]bool
 	toolErrs map[string]bool
-	session  string
-	agentID  string
+}
+
+// unknownSeen is an unknown record type or key: where it was first met and
+// how often.
+type unknownSeen struct {
+	line, n int
+	what    string
 }
 
 func (claudeCode) Read(src *Source, emit func(*transcript.Transcript) error) error {
@@ -150,9 +176,11 @@ func readClaudeCode(src *Source) *transcript.Transcript {
 	f := &ccFile{
 		recorder: recorder{t: &transcript.Transcript{Path: src.Path, Format: ClaudeCodeFormat}},
 		usage:    make(map[string]transcript.Usage),
-		calls:    make(map[string]bool),
-		toolUses: make(map[string]bool),
-		toolErrs: make(map[string]bool),
+		unknown:  make(map[string]*unknownSeen),
+	}
+	for i := range f.scope {
+		f.scope[i] = ccScope{ignored: map[string]int{}, calls: map[string]bool{},
+			toolUses: map[string]bool{}, toolErrs: map[string]bool{}}
 	}
 	n, rerr := eachLine(src, f.line)
 	f.t.Stats.Lines = n
@@ -177,6 +205,7 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 	var v *fastjson.Value
 	if err == nil {
 		v, err = f.p.ParseBytes(line)
+		lastWins(v)
 	}
 	if err != nil {
 		f.bad(n, "%s", lineError(err, final))
@@ -186,8 +215,16 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 		f.bad(n, "record is a JSON %s, want an object", v.Type())
 		return
 	}
+	f.side = 0
+	if v.GetBool("isSidechain") {
+		f.side = 1
+	}
 	tv := v.Get("type")
 	if tv == nil {
+		if usageOnly(v) {
+			f.usageRecord(v)
+			return
+		}
 		f.bad(n, `record has no "type"`)
 		return
 	}
@@ -202,6 +239,13 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 	if f.agentID == "" {
 		f.agentID = string(v.GetStringBytes("agentId"))
 	}
+	if _, ok := ccTypes[typ]; !ok {
+		f.seeUnknown(n, "type "+typ, fmt.Sprintf("unknown record type %q", typ))
+		f.t.Stats.UnknownTypes++
+		f.ignore(typ)
+		return
+	}
+	f.checkKeys(n, typ, v)
 	switch typ {
 	case "user", "assistant":
 		f.message(n, typ, v)
@@ -212,8 +256,82 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 	case "progress":
 		f.treeOnly(n, v, nodeProgress, "progress")
 	default:
-		f.t.Stats.Ignore(typ)
+		f.ignore(typ)
 	}
+}
+
+// parsed counts a record read into the current scope.
+func (f *ccFile) parsed() { f.scope[f.side].parsed++ }
+
+// ignore counts a record set aside, by type, in the current scope.
+func (f *ccFile) ignore(recordType string) { f.scope[f.side].ignored[recordType]++ }
+
+// seeUnknown notes an unknown type or key (key) met on line n.
+func (f *ccFile) seeUnknown(n int, key, what string) {
+	if u := f.unknown[key]; u != nil {
+		u.n++
+		return
+	}
+	f.unknown[key] = &unknownSeen{line: n, n: 1, what: what}
+}
+
+// checkKeys counts the keys of a record of known type, and of its
+// message, that no Claude Code version is known to write.
+func (f *ccFile) checkKeys(n int, typ string, v *fastjson.Value) {
+	o, _ := v.Object()
+	o.Visit(func(k []byte, x *fastjson.Value) {
+		if !ccKnownKeys[string(k)] {
+			f.t.Stats.UnknownKeys++
+			f.seeUnknown(n, "key "+string(k), fmt.Sprintf("unknown key %q on a %s record", k, typ))
+		}
+		if string(k) == "message" && x.Type() == fastjson.TypeObject {
+			mo, _ := x.Object()
+			mo.Visit(func(mk []byte, _ *fastjson.Value) {
+				if !ccMessageKeys[string(mk)] {
+					f.t.Stats.UnknownKeys++
+					f.seeUnknown(n, "message key "+string(mk), fmt.Sprintf("unknown key %q in the message of a %s record", mk, typ))
+				}
+			})
+		}
+	})
+}
+
+// usageOnly reports whether a record is a usage tracker's line: no type,
+// a message object with a role and usage but no content.
+func usageOnly(v *fastjson.Value) bool {
+	if v.Exists("type") || v.Exists("uuid") {
+		return false
+	}
+	m := v.Get("message")
+	return m != nil && m.Type() == fastjson.TypeObject && m.Exists("usage") && m.Exists("role") && !m.Exists("content")
+}
+
+// usageRecord reads a usage-only record: one API call (by message id, else
+// requestId) with its usage and model, and no content.
+func (f *ccFile) usageRecord(v *fastjson.Value) {
+	m := v.Get("message")
+	id := string(m.GetStringBytes("id"))
+	if id == "" {
+		id = string(v.GetStringBytes("requestId"))
+	}
+	if id == "" {
+		id = fmt.Sprintf("(line %d)", f.t.Stats.Lines)
+	}
+	f.usageOnly++
+	if model := string(m.GetStringBytes("model")); model != "<synthetic>" && string(m.GetStringBytes("role")) == "assistant" {
+		f.scope[f.side].calls[id] = true
+		if f.t.Model == "" {
+			f.t.Model = model
+		}
+	}
+	if u := m.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
+		if why := usageProblem(u); why != "" {
+			f.problem(f.t.Stats.Lines, "%s", why)
+		} else {
+			f.usage[id] = *anthropicUsage(u)
+		}
+	}
+	f.parsed()
 }
 
 // checkEscapes rejects escape sequences JSON does not allow. fastjson's
@@ -313,7 +431,7 @@ func (f *ccFile) treeOnly(n int, v *fastjson.Value, kind nodeKind, recordType st
 	if nd.uuid != "" {
 		f.nodes = append(f.nodes, nd)
 	}
-	f.t.Stats.Ignore(recordType)
+	f.ignore(recordType)
 }
 
 func (f *ccFile) system(n int, v *fastjson.Value) {
@@ -323,6 +441,10 @@ func (f *ccFile) system(n int, v *fastjson.Value) {
 	default:
 		if sub == "" {
 			sub = "?"
+		}
+		if _, ok := ccSystemSubtypes[sub]; !ok {
+			f.seeUnknown(n, "system "+sub, fmt.Sprintf("unknown system subtype %q", sub))
+			f.t.Stats.UnknownTypes++
 		}
 		f.treeOnly(n, v, nodeSystem, "system:"+sub)
 		return
@@ -344,6 +466,7 @@ func (f *ccFile) system(n int, v *fastjson.Value) {
 	if meta != nil && meta.Type() == fastjson.TypeObject {
 		c.Trigger = string(meta.GetStringBytes("trigger"))
 		c.PreTokens = meta.GetInt64("preTokens")
+		c.PostTokens = meta.GetInt64("postTokens")
 		c.TokensSaved = meta.GetInt64("tokensSaved")
 		for _, id := range meta.GetArray("compactedToolIds") {
 			if s := id.GetStringBytes(); s != nil {
@@ -356,22 +479,6 @@ func (f *ccFile) system(n int, v *fastjson.Value) {
 	f.parsed()
 }
 
-// injectedKinds are the attachment types Claude Code renders into the
-// prompt (REFERENCE.md §A.11). Other attachment types are UI state.
-var injectedKinds = map[string]bool{
-	"hook_success": true, "hook_additional_context": true, "hook_blocking_error": true,
-	"hook_error": true, "hook_stopped_continuation": true,
-	"skill_listing": true, "invoked_skills": true, "dynamic_skill": true,
-	"deferred_tools_delta": true, "mcp_instructions_delta": true, "agent_listing_delta": true,
-	"edited_text_file": true, "edited_image_file": true, "file": true, "directory": true,
-	"compact_file_reference": true, "selected_lines_in_ide": true, "opened_file_in_ide": true,
-	"todo_reminder": true, "task_reminder": true, "todo": true, "queued_command": true,
-	"nested_memory": true, "memory": true, "plan_mode": true, "plan_mode_reentry": true,
-	"plan_file_reference": true, "critical_system_reminder": true, "diagnostics": true,
-	"output_style": true, "total_tokens_reminder": true, "budget_usd": true,
-	"async_hook_response": true, "teammate_mailbox": true, "command_permissions": true,
-}
-
 func (f *ccFile) attachment(n int, v *fastjson.Value) {
 	a := v.Get("attachment")
 	if a == nil || a.Type() != fastjson.TypeObject {
@@ -379,9 +486,13 @@ func (f *ccFile) attachment(n int, v *fastjson.Value) {
 		return
 	}
 	kind := string(a.GetStringBytes("type"))
-	if !injectedKinds[kind] {
+	if cls, ok := ccAttachments[kind]; cls != classContext {
 		if kind == "" {
 			kind = "?"
+		}
+		if !ok {
+			f.seeUnknown(n, "attachment "+kind, fmt.Sprintf("unknown attachment type %q", kind))
+			f.t.Stats.UnknownTypes++
 		}
 		f.treeOnly(n, v, nodeSystem, "attachment:"+kind)
 		return
@@ -425,6 +536,49 @@ func renderAttachment(a *fastjson.Value) string {
 	return withoutKey(a, "type")
 }
 
+// continuedPrefix opens the summary Claude Code puts in place of the
+// history after a compaction.
+const continuedPrefix = "This session is being continued from a previous conversation"
+
+// commandPrompt returns "/name args" when a user message is a slash
+// command as Claude Code records it (<command-name>/x</command-name> and
+// <command-args>...</command-args> markup), else "".
+func commandPrompt(blocks []transcript.Block) string {
+	if len(blocks) == 0 || blocks[0].Kind != transcript.BlockText {
+		return ""
+	}
+	text := blocks[0].Text
+	name, ok := between(text, "<command-name>", "</command-name>")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return ""
+	}
+	if !strings.HasPrefix(name, "/") {
+		name = "/" + name
+	}
+	if args, ok := between(text, "<command-args>", "</command-args>"); ok && strings.TrimSpace(args) != "" {
+		return name + " " + strings.TrimSpace(args)
+	}
+	return name
+}
+
+// between returns the text between the first open and the next close.
+func between(s, open, close string) (string, bool) {
+	i := strings.Index(s, open)
+	if i < 0 {
+		return "", false
+	}
+	s = s[i+len(open):]
+	j := strings.Index(s, close)
+	if j < 0 {
+		return "", false
+	}
+	return s[:j], true
+}
+
 // metaPrefixes open user text that the harness, not the user, wrote.
 var metaPrefixes = []string{
 	"<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>",
@@ -463,10 +617,19 @@ func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
 	}
 	nd.blocks = blocks
 	nd.isMeta = v.GetBool("isMeta")
+	nd.recMeta = nd.isMeta
 	nd.compactSummary = v.GetBool("isCompactSummary")
 	nd.transcriptOnly = v.GetBool("isVisibleInTranscriptOnly")
 
+	sc := &f.scope[f.side]
 	if nd.role == transcript.RoleUser {
+		if !nd.compactSummary && nd.parent == "" && len(blocks) > 0 && blocks[0].Kind == transcript.BlockText &&
+			strings.HasPrefix(blocks[0].Text, continuedPrefix) {
+			nd.compactSummary = true // older versions: the summary opens a new root, unmarked
+		}
+		if !nd.recMeta {
+			nd.command = commandPrompt(blocks)
+		}
 		if nd.compactSummary {
 			for _, b := range blocks {
 				if b.Kind == transcript.BlockText {
@@ -479,26 +642,31 @@ func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
 		}
 		for _, b := range blocks {
 			if b.Kind == transcript.BlockToolResult && b.IsError {
-				f.toolErrs[b.ToolID] = true
+				sc.toolErrs[b.ToolID] = true
 			}
 		}
 	} else {
 		for _, b := range blocks {
 			if b.Kind == transcript.BlockToolUse {
-				f.toolUses[b.ToolID] = true
+				sc.toolUses[b.ToolID] = true
 			}
+		}
+		if nd.msgID == "" && m.Get("usage") != nil && nd.model != "<synthetic>" {
+			// An API response always has an id; a record without one is
+			// still one call.
+			nd.msgID = fmt.Sprintf("(line %d)", n)
 		}
 		if nd.msgID != "" {
 			if u := m.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-				f.usage[nd.msgID] = transcript.Usage{
-					Input:         u.GetInt64("input_tokens"),
-					Output:        u.GetInt64("output_tokens"),
-					CacheRead:     u.GetInt64("cache_read_input_tokens"),
-					CacheCreation: u.GetInt64("cache_creation_input_tokens"),
+				if why := usageProblem(u); why != "" {
+					f.problem(n, "%s", why)
+					delete(f.usage, nd.msgID)
+				} else {
+					f.usage[nd.msgID] = *anthropicUsage(u)
 				}
 			}
 			if nd.model != "<synthetic>" {
-				f.calls[nd.msgID] = true
+				sc.calls[nd.msgID] = true
 			}
 		}
 	}
@@ -566,15 +734,49 @@ func (f *ccFile) content(n int, c *fastjson.Value, role transcript.Role) ([]tran
 			}
 			resultContent(&b, it.Get("content"))
 			blocks = append(blocks, b)
-		case "image", "document":
-			// PDFs and plain documents: count their data like an image's.
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1,
-				MediaType: string(it.GetStringBytes("source", "media_type")), ImageBytes: len(it.GetStringBytes("source", "data"))})
+		case "image":
+			blocks = append(blocks, imageBlock(it))
+		case "document":
+			blocks = append(blocks, documentBlock(it))
+		case "tool_reference":
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockInjected, InjectedKind: "tool_reference",
+				ToolRefs: []string{string(it.GetStringBytes("tool_name"))}})
 		default:
 			f.problem(n, "unknown content block type %q skipped", bt)
 		}
 	}
 	return blocks, true
+}
+
+// imageBlock reads an image content block, with its dimensions when its
+// base64 data has them.
+func imageBlock(it *fastjson.Value) transcript.Block {
+	data := it.GetStringBytes("source", "data")
+	b := transcript.Block{Kind: transcript.BlockImage, Images: 1,
+		MediaType: string(it.GetStringBytes("source", "media_type")), ImageBytes: len(data)}
+	sizeImage(&b, string(data))
+	return b
+}
+
+// documentBlock reads a document content block: a plain-text source (or
+// one given as content blocks) is text the model reads; a base64 source (a
+// PDF) is counted by its data, like an image.
+func documentBlock(it *fastjson.Value) transcript.Block {
+	src := it.Get("source")
+	switch string(src.GetStringBytes("type")) {
+	case "text":
+		return transcript.Block{Kind: transcript.BlockText, Text: string(src.GetStringBytes("data"))}
+	case "content":
+		var parts []string
+		for _, c := range src.GetArray("content") {
+			if t := c.GetStringBytes("text"); t != nil {
+				parts = append(parts, string(t))
+			}
+		}
+		return transcript.Block{Kind: transcript.BlockText, Text: strings.Join(parts, "\n")}
+	}
+	return transcript.Block{Kind: transcript.BlockImage, Images: 1,
+		MediaType: string(src.GetStringBytes("media_type")), ImageBytes: len(src.GetStringBytes("data"))}
 }
 
 // resultContent reads a tool_result's content: a string, or a list of text
@@ -596,8 +798,22 @@ func resultContent(b *transcript.Block, c *fastjson.Value) {
 				}
 				sb.Write(it.GetStringBytes("text"))
 			case "image":
+				data := it.GetStringBytes("source", "data")
 				b.Images++
-				b.ImageBytes += len(it.GetStringBytes("source", "data"))
+				b.ImageBytes += len(data)
+				sizeImage(b, string(data))
+			case "tool_reference":
+				b.ToolRefs = append(b.ToolRefs, string(it.GetStringBytes("tool_name")))
+			case "document":
+				if d := documentBlock(it); d.Kind == transcript.BlockText {
+					if sb.Len() > 0 {
+						sb.WriteByte('\n')
+					}
+					sb.WriteString(d.Text)
+				} else {
+					b.Images++
+					b.ImageBytes += d.ImageBytes
+				}
 			default:
 				if it.Type() == fastjson.TypeString {
 					if sb.Len() > 0 {

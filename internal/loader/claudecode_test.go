@@ -27,7 +27,7 @@ func ccFixtures(t *testing.T) []string {
 }
 
 // TestClaudeCodeGolden pins everything the reader makes of each fixture.
-// The golden files were reviewed by hand against REFERENCE.md §A.
+// The golden files were reviewed by hand against docs/formats.md.
 func TestClaudeCodeGolden(t *testing.T) {
 	for _, path := range ccFixtures(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
@@ -37,7 +37,7 @@ func TestClaudeCodeGolden(t *testing.T) {
 	}
 }
 
-// TestClaudeCodeBehaviour states the REFERENCE.md §A rules the golden files
+// TestClaudeCodeBehaviour states the docs/formats.md rules the golden files
 // encode, one assertion each, so a regression names the rule it breaks.
 func TestClaudeCodeBehaviour(t *testing.T) {
 	dir := "testdata/claudecode/"

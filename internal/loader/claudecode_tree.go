@@ -1,7 +1,10 @@
 package loader
 
 import (
+	"fmt"
+	"hash/fnv"
 	"sort"
+	"strings"
 
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -10,18 +13,12 @@ import (
 // active path, and the model-visible messages.
 func (f *ccFile) build() {
 	t := f.t
-	t.Stats.APICalls = len(f.calls)
-	t.Stats.ToolCalls = len(f.toolUses)
-	t.Stats.ToolErrors = len(f.toolErrs)
-	for id := range f.calls {
-		if c := f.usage[id].Context(); c > t.Stats.PeakContextReal {
-			t.Stats.PeakContextReal = c
-		}
-	}
-
 	// The file's own side: a subagent file holds only sidechain records; a
-	// session file may also hold inline sidechain records, which belong to
-	// its subagents and are left out.
+	// session file may also hold inline sidechain records (older Claude
+	// Code wrote Task subagents into the session file), which belong to its
+	// subagents. Every counter of the row has the file's own scope: the
+	// other side's records are set aside as "sidechain" and count in no
+	// other figure.
 	side, anyConv := true, false
 	for i := range f.nodes {
 		if f.nodes[i].isConversation() {
@@ -31,6 +28,21 @@ func (f *ccFile) build() {
 				break
 			}
 		}
+	}
+	own := &f.scope[0]
+	if side {
+		own = &f.scope[1]
+	}
+	other := &f.scope[1]
+	if side {
+		other = &f.scope[0]
+	}
+	if anyConv {
+		f.scopeStats(own, "")
+		f.scopeStats(other, "sidechain")
+	} else { // no conversation at all: keep every count
+		f.scopeStats(own, "")
+		f.scopeStats(other, "")
 	}
 	t.Kind = f.kindOf(anyConv && side)
 	t.SessionID = f.session
@@ -48,6 +60,10 @@ func (f *ccFile) build() {
 
 	included := f.activePath(side)
 	f.messages(included)
+	f.reportUnknown()
+	if f.usageOnly > 0 && len(t.Messages) == 0 {
+		f.problem(0, "usage-only log: %d records carry API usage but no content; its calls are counted, rulers and strategies have no messages to measure", f.usageOnly)
+	}
 
 	counts := map[string]int{}
 	for i := range t.Messages {
@@ -58,19 +74,167 @@ func (f *ccFile) build() {
 	f.finish(counts)
 }
 
+// scopeStats adds a scope's counts to the transcript. With setAside, the
+// scope's records are counted as ignored under that name and nothing else
+// of them is counted.
+func (f *ccFile) scopeStats(sc *ccScope, setAside string) {
+	s := &f.t.Stats
+	if setAside != "" {
+		n := sc.parsed
+		for _, c := range sc.ignored {
+			n += c
+		}
+		for i := 0; i < n; i++ {
+			s.Ignore(setAside)
+		}
+		return
+	}
+	s.ParsedLines += sc.parsed
+	for typ, c := range sc.ignored {
+		for i := 0; i < c; i++ {
+			s.Ignore(typ)
+		}
+	}
+	// Call, tool and error counts are distinct ids: a union over scopes.
+	for id := range sc.calls {
+		if !f.counted(id, "call") {
+			s.APICalls++
+			if c := f.usage[id].Context(); c > s.PeakContextReal {
+				s.PeakContextReal = c
+			}
+		}
+	}
+	for id := range sc.toolUses {
+		if !f.counted(id, "use") {
+			s.ToolCalls++
+		}
+	}
+	for id := range sc.toolErrs {
+		if !f.counted(id, "err") {
+			s.ToolErrors++
+		}
+	}
+}
+
+// counted reports whether an id of a kind was counted already (when both
+// scopes are counted), and marks it.
+func (f *ccFile) counted(id, kind string) bool {
+	if f.seen == nil {
+		f.seen = map[string]bool{}
+	}
+	k := kind + "\x00" + id
+	if f.seen[k] {
+		return true
+	}
+	f.seen[k] = true
+	return false
+}
+
+// reportUnknown puts the unknown record types and keys met in the
+// problems, one row each, at the line where each was first met.
+func (f *ccFile) reportUnknown() {
+	keys := make([]string, 0, len(f.unknown))
+	for k := range f.unknown {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		u := f.unknown[k]
+		f.problem(u.line, "%s (%d records), not read", u.what, u.n)
+	}
+}
+
 func (nd *node) isConversation() bool {
 	return nd.kind == nodeUser || nd.kind == nodeAssistant || nd.kind == nodeAttachment
 }
 
+// real reports whether a node is a conversation record the model saw (not
+// a <synthetic> notice), or a compaction boundary: the records a
+// bookkeeping record attaches to.
+func (nd *node) real() bool {
+	switch nd.kind {
+	case nodeUser, nodeAttachment, nodeBoundary, nodeMicroBoundary:
+		return true
+	case nodeAssistant:
+		return nd.model != "<synthetic>"
+	}
+	return false
+}
+
+// fingerprint identifies a conversation record's content, to tell a copy
+// of a record (same uuid, same content) from a different record that
+// reuses a uuid.
+func (nd *node) fingerprint() uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d|%s|", nd.kind, nd.msgID)
+	for _, b := range nd.blocks {
+		fmt.Fprintf(h, "%d|%s|%s|%s|%t|%d\x00", b.Kind, b.Text, b.ToolID, b.Input, b.IsError, b.ImageBytes)
+	}
+	return h.Sum64()
+}
+
 // activePath returns, in file order, the indices of the nodes that make the
-// active conversation: the walk from the newest leaf to the root, plus the
-// lines of the same API responses and the parallel tool results that hang
-// off that walk.
+// active conversation.
+//
+// When the parentUuid chain can be trusted, that is the walk from the
+// newest leaf to the root, plus the lines of the same API responses and
+// the parallel tool results that hang off that walk. Bookkeeping records
+// (progress, system records) and <synthetic> notices take part in the
+// chain but their own parent links are not trusted: Claude Code links them
+// to whatever record was current when it wrote them, which may be before a
+// compaction or on another branch. Each attaches instead to the nearest
+// earlier real record in file order, so a record hanging off them keeps
+// the real conversation before it.
+//
+// The chain cannot be trusted when the file's scope has several roots
+// (records without a parent: hand-written or exported files, older files
+// holding several sessions), conversation records without a uuid, or two
+// different records with one uuid. Then the conversation is read in file
+// order, every record kept, and a problem says so.
+//
+// Two records with one uuid: the first in file order wins (records are
+// written after their parents, so a child always meant the first). A later
+// record with the same content is a copy (a resumed session repeats
+// records) and is left out; a later record with other content makes the
+// chain untrusted.
 func (f *ccFile) activePath(side bool) []int {
 	nodes := f.nodes
+	var scope []int
+	for i := range nodes {
+		if nodes[i].sidechain == side {
+			scope = append(scope, i)
+		}
+	}
+	index := make(map[string]int, len(nodes))
+	copyOf := map[int]bool{}
+	var roots, noUUID []int
+	var clash []int
+	for _, i := range scope {
+		nd := &nodes[i]
+		if nd.uuid != "" {
+			if j, ok := index[nd.uuid]; ok {
+				if nd.isConversation() && nodes[j].isConversation() && nd.fingerprint() != nodes[j].fingerprint() {
+					clash = append(clash, i)
+				} else {
+					copyOf[i] = true
+				}
+				continue
+			}
+			index[nd.uuid] = i
+		}
+		if !nd.isConversation() {
+			continue
+		}
+		if nd.uuid == "" {
+			noUUID = append(noUUID, i)
+		}
+		if nd.parent == "" && !copyOf[i] && !nd.compactSummary {
+			roots = append(roots, i)
+		}
+	}
 	leaf := -1
-	for i := len(nodes) - 1; i >= 0; i-- {
-		if nodes[i].isConversation() && nodes[i].sidechain == side {
+	for k := len(scope) - 1; k >= 0; k-- {
+		if i := scope[k]; nodes[i].isConversation() && !copyOf[i] {
 			leaf = i
 			break
 		}
@@ -78,21 +242,53 @@ func (f *ccFile) activePath(side bool) []int {
 	if leaf < 0 {
 		return nil
 	}
-	index := make(map[string]int, len(nodes))
-	for i := range nodes {
-		if nodes[i].uuid != "" {
-			index[nodes[i].uuid] = i
-		}
-	}
-	reportDangling := f.t.Kind == transcript.KindSession || f.t.Kind == transcript.KindSubagent
-
 	in := make([]bool, len(nodes))
+	var why []string
+	if len(roots) > 1 {
+		why = append(why, fmt.Sprintf("%d records without a parent (lines %s)", len(roots), lineList(nodes, roots)))
+	}
+	if len(noUUID) > 0 {
+		why = append(why, fmt.Sprintf("%d records without a uuid (lines %s)", len(noUUID), lineList(nodes, noUUID)))
+	}
+	if len(clash) > 0 {
+		why = append(why, fmt.Sprintf("%d records reuse the uuid of a different record (lines %s)", len(clash), lineList(nodes, clash)))
+	}
+	if len(why) > 0 {
+		f.problem(nodes[scope[0]].line, "the parentUuid chain cannot be trusted: %s; read in file order, every record kept", strings.Join(why, "; "))
+		for _, i := range scope {
+			in[i] = !copyOf[i]
+		}
+		f.leftOut(scope, in, copyOf)
+		return pathOf(in)
+	}
+
+	reportDangling := f.t.Kind == transcript.KindSession || f.t.Kind == transcript.KindSubagent
+	// nearestReal is the nearest real record before position i that is not
+	// on the path yet, or -1.
+	nearestReal := func(i int) int {
+		for j := i - 1; j >= 0; j-- {
+			if !in[j] && nodes[j].sidechain == side && !copyOf[j] && nodes[j].real() {
+				return j
+			}
+		}
+		return -1
+	}
 	for cur := leaf; cur >= 0; {
 		in[cur] = true
 		nd := &nodes[cur]
+		if !nd.real() {
+			cur = nearestReal(cur)
+			continue
+		}
 		next := nd.parent
 		if next == "" && (nd.kind == nodeBoundary || nd.kind == nodeMicroBoundary) {
 			next = nd.logicalParent
+		}
+		if next == "" && nd.compactSummary {
+			// Older versions open a new root with the summary: the history
+			// before it is what was compacted.
+			cur = nearestReal(cur)
+			continue
 		}
 		if next == "" {
 			break
@@ -174,13 +370,49 @@ func (f *ccFile) activePath(side bool) []int {
 		}
 	}
 
+	f.leftOut(scope, in, copyOf)
+	return pathOf(in)
+}
+
+// pathOf lists the indices set in in.
+func pathOf(in []bool) []int {
 	var out []int
-	for i := range nodes {
-		if in[i] {
+	for i, ok := range in {
+		if ok {
 			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// leftOut counts the scope's conversation records that are not on the
+// path, by reason: a copy of an earlier record, or another branch.
+func (f *ccFile) leftOut(scope []int, in []bool, copyOf map[int]bool) {
+	for _, i := range scope {
+		nd := &f.nodes[i]
+		switch {
+		case in[i] || !nd.isConversation():
+		case copyOf[i]:
+			f.t.Stats.LeaveOut("duplicate_uuid")
+		case nd.kind == nodeAssistant && nd.model == "<synthetic>":
+			f.t.Stats.LeaveOut("synthetic")
+		default:
+			f.t.Stats.LeaveOut("branch")
+		}
+	}
+}
+
+// lineList renders the lines of some nodes, at most five.
+func lineList(nodes []node, idx []int) string {
+	var parts []string
+	for k, i := range idx {
+		if k == 5 {
+			parts = append(parts, "...")
+			break
+		}
+		parts = append(parts, fmt.Sprint(nodes[i].line))
+	}
+	return strings.Join(parts, ",")
 }
 
 // messages builds the model-visible messages and the recorded compactions
@@ -229,13 +461,14 @@ func (f *ccFile) messages(path []int) {
 			}
 			m := f.newMessage(nd, transcript.RoleAssistant)
 			m.ID, m.Model = nd.msgID, nd.model
-			if u, ok := f.usage[nd.msgID]; ok && f.calls[nd.msgID] {
+			if u, ok := f.usage[nd.msgID]; ok && (f.scope[0].calls[nd.msgID] || f.scope[1].calls[nd.msgID]) {
 				m.Usage = &u
 			}
 			msgs = append(msgs, m)
 		}
 	}
 	orderResults(msgs)
+	commandTurns(msgs, f.nodes, path)
 	t.Messages = msgs
 	f.checkPairs()
 }
@@ -283,6 +516,30 @@ func (f *ccFile) newMessage(nd *node, role transcript.Role) transcript.Message {
 	return transcript.Message{
 		Role: role, Blocks: nd.blocks, UUID: nd.uuid, Timestamp: nd.timestamp,
 		IsMeta: nd.isMeta && role == transcript.RoleUser, IsSidechain: nd.sidechain, Line: nd.line,
+		Prompt: nd.command,
+	}
+}
+
+// commandTurns makes a slash command the user typed open its turn, with
+// the command and its arguments as the prompt. A local command (its output
+// follows as <local-command-stdout>, and no model call answers it) stays
+// harness content.
+func commandTurns(msgs []transcript.Message, _ []node, _ []int) {
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Prompt == "" {
+			continue
+		}
+		local := false
+		if i+1 < len(msgs) && msgs[i+1].Role == transcript.RoleUser {
+			next := strings.TrimSpace(msgs[i+1].Text())
+			local = strings.HasPrefix(next, "<local-command-stdout>") || strings.HasPrefix(next, "<local-command-stderr>")
+		}
+		if local {
+			m.Prompt = ""
+			continue
+		}
+		m.IsMeta = false
 	}
 }
 

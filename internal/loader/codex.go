@@ -130,6 +130,25 @@ type codexFile struct {
 	// lastCall is the total tokens of the last call with usage.
 	lastCall int64
 	legacy   bool
+
+	// Calls whose token_count event follows no recorded assistant output
+	// (a rollout that kept only its token_count events): counted apart.
+	looseCalls int
+	loosePeak  int64
+	sawOutput  bool
+	unknown    map[string]bool // unknown record types reported
+	// userSince holds the indices of the user prompts added since the last
+	// assistant or tool message, and whether each came from an event_msg
+	// user_message: Codex records a prompt both as a response_item and as
+	// an event_msg, and either may be missing.
+	userSince []codexPrompt
+}
+
+// codexPrompt is a user prompt added to the messages.
+type codexPrompt struct {
+	index     int
+	text      string
+	fromEvent bool
 }
 
 func (codex) Read(src *Source, emit func(*transcript.Transcript) error) error {
@@ -143,7 +162,16 @@ func (codex) Read(src *Source, emit func(*transcript.Transcript) error) error {
 	if t.ID == "" {
 		t.ID = stem(src.Path)
 	}
-	return emit(c.b.finish())
+	c.b.finish()
+	if c.looseCalls > 0 {
+		t.Stats.APICalls += c.looseCalls
+		t.Stats.PeakContextReal = max(t.Stats.PeakContextReal, c.loosePeak)
+		c.b.problem(0, "%d token_count events follow no recorded model output: counted as API calls with no message", c.looseCalls)
+		if t.Model == "" {
+			t.Model = c.model
+		}
+	}
+	return emit(t)
 }
 
 // line handles one input line: a record, counted as parsed, ignored or
@@ -156,6 +184,7 @@ func (c *codexFile) line(n int, line []byte, final bool) {
 		return
 	}
 	v, err := c.p.ParseBytes(line)
+	lastWins(v)
 	if err != nil {
 		b.bad(n, "%s", lineError(err, final))
 		return
@@ -202,7 +231,11 @@ func (c *codexFile) line(n int, line []byte, final bool) {
 		c.item(n, pl, ts)
 	case "event_msg":
 		et := str(pl, "type")
-		if et == "token_count" && c.tokenCount(pl) {
+		if et == "token_count" && c.tokenCount(n, pl) {
+			b.parsed()
+			return
+		}
+		if et == "user_message" && c.eventPrompt(n, pl, ts) {
 			b.parsed()
 			return
 		}
@@ -213,6 +246,16 @@ func (c *codexFile) line(n int, line []byte, final bool) {
 	case "":
 		b.bad(n, `record has no "type"`)
 	default:
+		// A record type no Codex version is known to write: counted, and
+		// reported once per type.
+		if c.unknown == nil {
+			c.unknown = map[string]bool{}
+		}
+		if !c.unknown[typ] {
+			c.unknown[typ] = true
+			b.problem(n, "unknown record type %q, not read", typ)
+		}
+		b.t.Stats.UnknownTypes++
 		b.t.Stats.Ignore(typ)
 	}
 }
@@ -235,6 +278,8 @@ func (c *codexFile) flush() {
 
 // assistant returns the message of the response being read, opening one.
 func (c *codexFile) assistant(n int, ts string) *transcript.Message {
+	c.userSince = c.userSince[:0]
+	c.sawOutput = true
 	if c.pending == nil {
 		c.pending = &transcript.Message{Role: transcript.RoleAssistant, Timestamp: ts, Line: n, Model: c.model}
 	}
@@ -284,6 +329,21 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 			b.bad(n, "message with unknown role %q skipped", role)
 			return
 		}
+		if m.IsPrompt() {
+			text := strings.TrimSpace(m.Text())
+			// The same prompt, added from its event_msg: this record is
+			// what the model saw, so it takes the event's place.
+			for k, up := range c.userSince {
+				if up.fromEvent && up.text == text {
+					b.register(&m)
+					b.t.Messages[up.index] = m
+					c.userSince[k].fromEvent = false
+					b.parsed()
+					return
+				}
+			}
+			c.userSince = append(c.userSince, codexPrompt{index: len(b.t.Messages), text: text})
+		}
 		b.add(m)
 		b.parsed()
 		return
@@ -332,6 +392,7 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 		m.Blocks = append(m.Blocks, bl, transcript.Block{Kind: transcript.BlockToolResult, ToolID: id})
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		c.flush()
+		c.userSince = c.userSince[:0]
 		bl := transcript.Block{Kind: transcript.BlockToolResult, ToolID: firstStr(it, "call_id", "id")}
 		codexOutput(&bl, it.Get("output"))
 		b.add(transcript.Message{Role: transcript.RoleTool, Blocks: []transcript.Block{bl}, Timestamp: ts, Line: n})
@@ -391,15 +452,27 @@ func patchPath(patch string) string {
 
 // tokenCount handles a token_count event; it reports whether the event
 // gave a call its usage.
-func (c *codexFile) tokenCount(pl *fastjson.Value) bool {
+func (c *codexFile) tokenCount(n int, pl *fastjson.Value) bool {
 	info := pl.Get("info")
 	if info == nil || info.Type() != fastjson.TypeObject {
+		return false
+	}
+	if why := usageProblem(info, []string{"total_token_usage", "total_tokens"}, []string{"last_token_usage", "input_tokens"},
+		[]string{"last_token_usage", "cached_input_tokens"}, []string{"last_token_usage", "output_tokens"}, []string{"last_token_usage", "total_tokens"}); why != "" {
+		c.b.problem(n, "%s", why)
 		return false
 	}
 	total := info.GetInt64("total_token_usage", "total_tokens")
 	repeat := c.seenTotal && total == c.prevTotal
 	c.prevTotal, c.seenTotal = total, true
 	last := info.Get("last_token_usage")
+	if !repeat && last != nil && last.Type() == fastjson.TypeObject && c.pending == nil && !c.sawOutput {
+		// No model output recorded at all: the call is known only from
+		// its token_count event.
+		c.looseCalls++
+		c.loosePeak = max(c.loosePeak, last.GetInt64("input_tokens"))
+		return true
+	}
 	if repeat || last == nil || c.pending == nil || c.pending.Usage != nil {
 		return false
 	}
@@ -410,6 +483,27 @@ func (c *codexFile) tokenCount(pl *fastjson.Value) bool {
 	c.pending.Usage = &transcript.Usage{Input: in - cached, CacheRead: cached, Output: last.GetInt64("output_tokens")}
 	c.lastCall = last.GetInt64("total_tokens")
 	c.flush()
+	return true
+}
+
+// eventPrompt reads an event_msg user_message: the prompt the user typed.
+// It opens a turn unless a response_item user message since the last model
+// output carries the same text (Codex usually records both); it reports
+// whether the event was used.
+func (c *codexFile) eventPrompt(n int, pl *fastjson.Value, ts string) bool {
+	text := strings.TrimSpace(str(pl, "message"))
+	if text == "" {
+		return false
+	}
+	for _, up := range c.userSince {
+		if up.text == text {
+			return false
+		}
+	}
+	c.flush()
+	c.userSince = append(c.userSince, codexPrompt{index: len(c.b.t.Messages), text: text, fromEvent: true})
+	c.b.add(transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: str(pl, "message")}},
+		Timestamp: ts, Line: n})
 	return true
 }
 

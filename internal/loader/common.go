@@ -29,8 +29,14 @@ type recorder struct {
 	t *transcript.Transcript
 }
 
-// problem records a problem on the transcript.
+// problem records a problem on the transcript. Past maxProblemsHeld it is
+// only counted (Stats.ProblemsUnlisted), so that a file of millions of bad
+// lines costs no more memory than one of ten thousand.
 func (r recorder) problem(line int, format string, args ...any) {
+	if len(r.t.Problems) >= maxProblemsHeld {
+		r.t.Stats.ProblemsUnlisted++
+		return
+	}
 	r.t.Problems = append(r.t.Problems, transcript.Problem{Line: line, Reason: fmt.Sprintf(format, args...)})
 }
 
@@ -409,32 +415,43 @@ func leadingInt(s string) (int, bool) {
 // prompt_tokens_details.cached_tokens). LiteLLM-style objects that mix both
 // (prompt_tokens counting cache reads and writes, beside Anthropic's cache
 // fields) are read so that Context() equals prompt_tokens.
+//
+// A usage object whose token counts are not all valid (usageProblem) gives
+// no usage: the caller reports the problem with usageProblem.
 func usageOf(u *fastjson.Value) (*transcript.Usage, bool) {
-	if u == nil || u.Type() != fastjson.TypeObject {
+	if u == nil || u.Type() != fastjson.TypeObject || usageProblem(u) != "" {
 		return nil, false
 	}
+	get := func(keys ...string) int64 { n, _ := countAt(u, keys...); return n }
 	if u.Exists("prompt_tokens") {
-		prompt := u.GetInt64("prompt_tokens")
-		read := u.GetInt64("cache_read_input_tokens")
+		prompt := get("prompt_tokens")
+		read := get("cache_read_input_tokens")
 		if read == 0 {
-			read = u.GetInt64("prompt_tokens_details", "cached_tokens")
+			read = get("prompt_tokens_details", "cached_tokens")
 		}
-		created := u.GetInt64("cache_creation_input_tokens")
+		created := get("cache_creation_input_tokens")
 		input := prompt - read - created
 		if input < 0 { // the cache fields are not part of prompt_tokens
 			input = prompt
 		}
-		return &transcript.Usage{Input: input, Output: u.GetInt64("completion_tokens"), CacheRead: read, CacheCreation: created}, true
+		return &transcript.Usage{Input: input, Output: get("completion_tokens"), CacheRead: read, CacheCreation: created}, true
 	}
 	if u.Exists("input_tokens") {
-		return &transcript.Usage{
-			Input:         u.GetInt64("input_tokens"),
-			Output:        u.GetInt64("output_tokens"),
-			CacheRead:     u.GetInt64("cache_read_input_tokens"),
-			CacheCreation: u.GetInt64("cache_creation_input_tokens"),
-		}, true
+		return anthropicUsage(u), true
 	}
 	return nil, false
+}
+
+// anthropicUsage reads a usage object of the Anthropic shape whose counts
+// usageProblem accepted.
+func anthropicUsage(u *fastjson.Value) *transcript.Usage {
+	get := func(key string) int64 { n, _ := countAt(u, key); return n }
+	return &transcript.Usage{
+		Input:         get("input_tokens"),
+		Output:        get("output_tokens"),
+		CacheRead:     get("cache_read_input_tokens"),
+		CacheCreation: get("cache_creation_input_tokens"),
+	}
 }
 
 // parseOne parses one JSON value, reporting a malformed or non-object value
@@ -445,6 +462,7 @@ func parseOne(p *fastjson.Parser, b *builder, data []byte, line int, what string
 		b.bad(line, "%s: malformed JSON: %s", what, shortErr(err))
 		return nil
 	}
+	lastWins(v)
 	if v.Type() != fastjson.TypeObject {
 		b.bad(line, "%s is a JSON %s, want an object", what, v.Type())
 		return nil
@@ -454,38 +472,77 @@ func parseOne(p *fastjson.Parser, b *builder, data []byte, line int, what string
 
 // eachLine calls fn with each line of src (without its "\n" or "\r\n"),
 // its 1-based number, and whether it is the last line with no newline after
-// it. Lines may be of any length. A read error after some data (a truncated
-// .gz or .zst) is returned after the lines read were handed out, the last
-// of them as final.
+// it. A read error after some data (a truncated .gz or .zst) is returned
+// after the lines read were handed out, the last of them as final.
+//
+// A line longer than the source's MaxLine, or nested deeper than its
+// MaxDepth, is not handed out: it is read past without being held, keeps its
+// number, and becomes a bad record on the transcript emitted next (Source
+// settles it). Memory is thus bounded by MaxLine, whatever the file holds.
 func eachLine(src *Source, fn func(n int, line []byte, final bool)) (int, error) {
-	br, ok := src.R.(*bufio.Reader)
-	if !ok {
+	lim := src.limits()
+	var br *bufio.Reader
+	switch r := src.R.(type) {
+	case *bufio.Reader:
+		br = r
+	case limitedReader:
+		if b, ok := r.Reader.(*bufio.Reader); ok {
+			br = b
+		}
+	}
+	if br == nil {
 		br = bufio.NewReaderSize(src.R, 64<<10)
 	}
-	var long []byte
+	var pieces [][]byte // a long line's earlier chunks (copies)
+	size := 0           // their total length
+	skipping := false   // the line outgrew MaxLine and is being read past
 	n := 0
 	for {
+		if n%64 == 0 || size > 0 {
+			if err := src.cancelled(); err != nil {
+				return n, err
+			}
+		}
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, chunk...)
+			if !skipping {
+				size += len(chunk)
+				if size > lim.MaxLine {
+					skipping, pieces = true, nil
+				} else {
+					pieces = append(pieces, bytes.Clone(chunk))
+				}
+			}
 			continue
 		}
 		line := chunk
-		if len(long) > 0 {
-			long = append(long, chunk...)
-			line = long
-		}
-		if len(line) > 0 {
+		if len(chunk) > 0 || size > 0 {
 			n++
-			final := line[len(line)-1] != '\n'
-			line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
-			fn(n, line, final)
+			final := len(chunk) == 0 || chunk[len(chunk)-1] != '\n'
+			if !skipping && size+len(chunk) > lim.MaxLine {
+				skipping, pieces = true, nil
+			}
+			if skipping {
+				src.lost = append(src.lost, lostLine{n, tooLong("line", lim.MaxLine)})
+			} else {
+				if len(pieces) > 0 {
+					// Assemble the line once, at its exact size.
+					whole := make([]byte, 0, size+len(chunk))
+					for _, p := range pieces {
+						whole = append(whole, p...)
+					}
+					line = append(whole, chunk...)
+					pieces = nil
+				}
+				line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
+				if jsonDepth(line, lim.MaxDepth) > lim.MaxDepth {
+					src.lost = append(src.lost, lostLine{n, tooDeep("line", lim.MaxDepth)})
+				} else {
+					fn(n, line, final)
+				}
+			}
 		}
-		if cap(long) > 1<<20 {
-			long = nil // do not keep a huge line's buffer
-		} else {
-			long = long[:0]
-		}
+		skipping, size = false, 0
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return n, nil

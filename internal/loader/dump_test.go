@@ -25,6 +25,9 @@ func dump(t *transcript.Transcript) string {
 		s.Lines, s.ParsedLines, s.IgnoredLines, s.BadLines, analysis.FormatCounts(s.IgnoredByType))
 	fmt.Fprintf(&b, "api_calls=%d tool_calls=%d tool_errors=%d compact=%d micro=%d peak=%d\n",
 		s.APICalls, s.ToolCalls, s.ToolErrors, s.CompactBoundaries, s.MicrocompactBoundaries, s.PeakContextReal)
+	if s.UnknownTypes > 0 || s.UnknownKeys > 0 || len(s.OffPath) > 0 {
+		fmt.Fprintf(&b, "unknown_types=%d unknown_keys=%d off_path=%s\n", s.UnknownTypes, s.UnknownKeys, analysis.FormatCounts(s.OffPath))
+	}
 	ci := 0
 	for i := range t.Messages {
 		for ci < len(t.Compactions) && t.Compactions[ci].MessageIndex == i {
@@ -68,6 +71,12 @@ func dump(t *transcript.Transcript) string {
 			if bl.Images > 0 {
 				fmt.Fprintf(&b, " images=%d bytes=%d", bl.Images, bl.ImageBytes)
 			}
+			if bl.SizedImages > 0 {
+				fmt.Fprintf(&b, " sized=%d pixels=%d image_tokens=%d", bl.SizedImages, bl.ImagePixels, bl.ImageTokens)
+			}
+			if len(bl.ToolRefs) > 0 {
+				fmt.Fprintf(&b, " tool_refs=%s", strings.Join(bl.ToolRefs, ","))
+			}
 			if bl.Text != "" {
 				fmt.Fprintf(&b, " text=%q", head(bl.Text, 70))
 			}
@@ -94,8 +103,12 @@ func dump(t *transcript.Transcript) string {
 }
 
 func dumpCompaction(b *strings.Builder, c *transcript.Compaction) {
-	fmt.Fprintf(b, "compaction %s line=%d trigger=%s pre=%d saved=%d tools=%v at=%d summary=%q\n",
-		c.Kind, c.Line, c.Trigger, c.PreTokens, c.TokensSaved, c.CompactedToolIDs, c.MessageIndex, head(c.Summary, 50))
+	post := ""
+	if c.PostTokens > 0 {
+		post = fmt.Sprintf(" post=%d", c.PostTokens)
+	}
+	fmt.Fprintf(b, "compaction %s line=%d trigger=%s pre=%d%s saved=%d tools=%v at=%d summary=%q\n",
+		c.Kind, c.Line, c.Trigger, c.PreTokens, post, c.TokensSaved, c.CompactedToolIDs, c.MessageIndex, head(c.Summary, 50))
 }
 
 func head(s string, n int) string {

@@ -90,8 +90,8 @@ func checkAccounting(tr *transcript.Transcript, lines int) error {
 	if byType != s.IgnoredLines {
 		return fmt.Errorf("%s: ignored %d, but %d per type (%v)", tr.ID, s.IgnoredLines, byType, s.IgnoredByType)
 	}
-	if len(tr.Problems) < s.BadLines {
-		return fmt.Errorf("%s: %d bad records but %d problems", tr.ID, s.BadLines, len(tr.Problems))
+	if len(tr.Problems)+s.ProblemsUnlisted < s.BadLines {
+		return fmt.Errorf("%s: %d bad records but %d problems", tr.ID, s.BadLines, len(tr.Problems)+s.ProblemsUnlisted)
 	}
 	if len(tr.Messages) > 0 && s.ParsedLines == 0 {
 		return fmt.Errorf("%s: %d messages but no parsed record", tr.ID, len(tr.Messages))

@@ -68,7 +68,7 @@ func TestCompressedInput(t *testing.T) {
 	}
 }
 
-// TestHugeLine reads a 100 MB line (REFERENCE.md §A.1: lines can be huge).
+// TestHugeLine reads a 100 MB line (real lines reach megabytes: base64 images).
 func TestHugeLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 100 MB file")

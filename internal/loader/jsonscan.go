@@ -87,6 +87,12 @@ type valueScanner struct {
 	startOff int64
 	problems []scanProblem
 	stop     bool // a problem ended the scan
+	// maxLine and maxDepth are the source's limits; skip, when set, is why
+	// the current value is being read past without being held, and bs the
+	// run of backslashes that ends what was read of it.
+	maxLine, maxDepth int
+	skip              string
+	bs                int
 }
 
 // scanValues reads r and calls fn with each value: the elements of a
@@ -98,7 +104,9 @@ type valueScanner struct {
 // Values are split by bracket depth only; whether each is valid JSON is for
 // the caller's parser to say, so one malformed element costs only itself.
 func scanValues(r io.Reader, fn func(*jsonValue) error) (array bool, problems []scanProblem, err error) {
-	s := &valueScanner{fn: fn, line: 1}
+	lim := limitsOf(r)
+	src := sourceOf(r)
+	s := &valueScanner{fn: fn, line: 1, maxLine: lim.MaxLine, maxDepth: lim.MaxDepth}
 	// A small bufio.Reader finds a UTF-8 byte-order mark; reads larger than
 	// its buffer then go straight to r.
 	br := bufio.NewReaderSize(r, 16)
@@ -110,6 +118,11 @@ func scanValues(r io.Reader, fn func(*jsonValue) error) (array bool, problems []
 	defer scanBufs.Put(bp)
 	buf := *bp
 	for !s.stop {
+		if src != nil {
+			if err := src.cancelled(); err != nil {
+				return s.array, s.problems, err
+			}
+		}
 		n, rerr := br.Read(buf)
 		if err := s.feed(buf[:n]); err != nil {
 			return s.array, s.problems, err
@@ -138,8 +151,36 @@ func (s *valueScanner) begin() {
 	s.start, s.startOff = s.line, s.off
 }
 
+// startSkip stops holding the current value, for reason.
+func (s *valueScanner) startSkip(reason string) {
+	s.bs = s.trailingBackslashes()
+	s.skip = reason
+	s.elem = s.elem[:0]
+	s.full, s.fullLen = nil, 0
+}
+
+// dropped accounts for bytes of a value that is not held.
+func (s *valueScanner) dropped(b []byte) {
+	k := 0
+	for k < len(b) && b[len(b)-1-k] == '\\' {
+		k++
+	}
+	if k == len(b) {
+		s.bs += k
+	} else {
+		s.bs = k
+	}
+}
+
 // add appends bytes to the current value.
 func (s *valueScanner) add(b []byte) {
+	if s.skip == "" && s.fullLen+len(s.elem)+len(b) > s.maxLine {
+		s.startSkip(tooLong("value", s.maxLine))
+	}
+	if s.skip != "" {
+		s.dropped(b)
+		return
+	}
 	for len(b) > 0 {
 		room := elemChunk - len(s.elem)
 		if room <= 0 {
@@ -156,7 +197,7 @@ func (s *valueScanner) add(b []byte) {
 
 // addByte appends one byte to the current value.
 func (s *valueScanner) addByte(c byte) {
-	if len(s.elem) < elemChunk {
+	if s.skip == "" && len(s.elem) < elemChunk && s.fullLen+len(s.elem) < s.maxLine {
 		s.elem = append(s.elem, c)
 		return
 	}
@@ -165,6 +206,9 @@ func (s *valueScanner) addByte(c byte) {
 
 // trailingBackslashes counts the backslashes that end the current value.
 func (s *valueScanner) trailingBackslashes() int {
+	if s.skip != "" {
+		return s.bs
+	}
 	n := 0
 	for i := len(s.elem) - 1; i >= 0; i-- {
 		if s.elem[i] != '\\' {
@@ -184,8 +228,15 @@ func (s *valueScanner) trailingBackslashes() int {
 	return n
 }
 
-// emit hands the current value to fn.
+// emit hands the current value to fn, or reports the value read past.
 func (s *valueScanner) emit() error {
+	if s.skip != "" {
+		s.problem(s.start, s.startOff, fmt.Sprintf("the value starting at line %d (byte %d): %s", s.start, s.startOff, s.skip), true)
+		s.skip, s.bs = "", 0
+		s.index++
+		s.state = stBetween
+		return nil
+	}
 	data := s.elem
 	if len(s.full) > 0 {
 		data = make([]byte, 0, s.fullLen+len(s.elem))
@@ -272,6 +323,9 @@ func (s *valueScanner) feed(chunk []byte) error {
 				s.state = stString
 			case '{', '[':
 				s.depth++
+				if s.depth > s.maxDepth && s.skip == "" {
+					s.startSkip(tooDeep("value", s.maxDepth))
+				}
 			case '}', ']':
 				s.depth--
 				if s.depth == 0 {
@@ -334,7 +388,11 @@ func (s *valueScanner) end() error {
 	case stScalar:
 		return s.emit()
 	case stValue, stString:
-		s.problem(s.start, s.startOff, fmt.Sprintf("truncated: the value starting at line %d (byte %d) is incomplete", s.start, s.startOff), true)
+		reason := fmt.Sprintf("truncated: the value starting at line %d (byte %d) is incomplete", s.start, s.startOff)
+		if s.skip != "" {
+			reason += "; " + s.skip
+		}
+		s.problem(s.start, s.startOff, reason, true)
 		return nil
 	}
 	if s.array && !s.closed {
@@ -440,6 +498,16 @@ func shapeOf(head []byte) headShape {
 			}
 			i = j
 		case c == '{' || c == '[':
+			if len(stack) >= 6 {
+				// Deeper containers record no path: build none, so that the
+				// cost stays linear in the nesting (a head of 64 KiB of "["
+				// would otherwise build 64 Ki prefixes of up to 128 KiB).
+				if len(stack) >= MaxDepthCeiling {
+					return h // no parser reads it anyway
+				}
+				stack = append(stack, frame{array: c == '[', expectKey: c == '{'})
+				continue
+			}
 			p, first := childPrefix()
 			stack = append(stack, frame{array: c == '[', prefix: p, expectKey: c == '{', first: first})
 		case c == '}' || c == ']':

@@ -3,6 +3,7 @@ package loader
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,18 +29,32 @@ var (
 type Options struct {
 	// Format forces a reader by name instead of detecting one.
 	Format string
+	// Limits bound what one file may cost (zero fields: the defaults).
+	Limits Limits
+	// Context, when set, stops reading: line and value loops check it, so
+	// a cancelled run stops within one line or one 256 KiB chunk, even
+	// inside one huge file. Reading then ends as at a read error.
+	Context context.Context
 }
 
 // ReadFile opens path, detects its compression and format, and emits every
 // transcript in it. A file no reader recognises, or one that cannot be opened,
 // yields a single transcript of format "unknown" carrying the problem, so the
-// file is still accounted for. The returned error is emit's.
+// file is still accounted for; so does a path that is not a regular file (a
+// FIFO, socket or device is never opened). The returned error is emit's.
+//
+// Whatever the content, reading stays within opts.Limits: records over a
+// limit are bad records, problems past MaxProblems are summarised, and every
+// transcript emitted carries them (see Limits).
 func ReadFile(path string, opts Options, emit func(*transcript.Transcript) error) error {
 	fail := func(reason string) error {
 		return emit(&transcript.Transcript{
 			ID: stem(path), Path: path, Format: "unknown", Kind: transcript.KindSession,
 			Problems: []transcript.Problem{{Line: 0, Reason: reason}},
 		})
+	}
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return fail(fmt.Sprintf("not a regular file (%s); not read", fileKind(info.Mode())))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -52,10 +67,16 @@ func ReadFile(path string, opts Options, emit func(*transcript.Transcript) error
 		return fail(err.Error())
 	}
 	defer closeSrc()
+	src.lim = opts.Limits
+	src.ctx = opts.Context
+	lim := src.limits()
+	if src.Compressed != "" {
+		src.R = &capReader{r: src.R, left: lim.MaxDecompressed, max: lim.MaxDecompressed}
+	}
 
 	br := bufio.NewReaderSize(src.R, sniffSize)
 	head, perr := br.Peek(sniffSize) // a short file gives a short head and io.EOF
-	src.R = br
+	src.R = limitedReader{br, src}
 	if perr != nil && perr != io.EOF && len(head) == 0 {
 		if errors.Is(perr, io.ErrUnexpectedEOF) {
 			return fail(fmt.Sprintf("truncated %s stream: no complete data", src.Compressed))
@@ -74,7 +95,32 @@ func ReadFile(path string, opts Options, emit func(*transcript.Transcript) error
 		}
 		return fail("unrecognised format: no reader claims this file")
 	}
-	return format.Read(src, emit)
+	err = format.Read(src, func(t *transcript.Transcript) error {
+		src.settle(t)
+		return emit(t)
+	})
+	if err == nil && len(src.lost) > 0 {
+		// Lines skipped after the last transcript was emitted.
+		t := &transcript.Transcript{ID: stem(path) + "#file", Path: path, Format: format.Name(), Kind: transcript.KindSession}
+		src.settle(t)
+		err = emit(t)
+	}
+	return err
+}
+
+// fileKind names a mode that is not a regular file.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
 }
 
 // openSource wraps f in the decompressor its first bytes call for.
@@ -109,10 +155,20 @@ func openSource(path string, f *os.File) (*Source, func(), error) {
 // ReadAll reads a source to the end. A decompression error after some data
 // (a truncated .gz or .zst) returns the data read so far with the error, so
 // readers can still use the complete lines.
+//
+// A document longer than the source's MaxLine is not held: ReadAll returns
+// no data and an error saying so.
 func ReadAll(src *Source) ([]byte, error) {
-	data, err := io.ReadAll(src.R)
+	max := src.limits().MaxLine
+	data, err := io.ReadAll(io.LimitReader(src.R, int64(max)+1))
 	if err != nil {
 		return data, src.readError(err)
+	}
+	if len(data) > max {
+		return nil, errors.New(tooLong("document", max))
+	}
+	if depth := src.limits().MaxDepth; jsonDepth(data, depth) > depth {
+		return nil, errors.New(tooDeep("document", depth))
 	}
 	return data, nil
 }
@@ -120,6 +176,9 @@ func ReadAll(src *Source) ([]byte, error) {
 // readError describes an error met while reading the source: a compressed
 // stream cut short (a truncated .gz or .zst), or another read failure.
 func (s *Source) readError(err error) error {
+	if errors.Is(err, errDecompressed) {
+		return err
+	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("truncated %s stream: %w", s.Compressed, err)
 	}

@@ -154,6 +154,7 @@ func (r *chatReader) value(v *jsonValue, final bool) {
 	r.rows++
 	where := fmt.Sprintf("row %d", v.Index)
 	doc, err := r.p.ParseBytes(v.Data)
+	lastWins(doc)
 	if len(v.Data) > bigValue {
 		defer func() { r.p = fastjson.Parser{} }()
 	}
@@ -347,6 +348,9 @@ func (c *chatConv) message(m *fastjson.Value, line int, where string) {
 			msg.Model = b.t.Model
 		}
 		msg.Usage, _ = usageOf(m.Get("usage"))
+		if why := usageProblem(m.Get("usage")); why != "" {
+			b.problem(line, "%s: %s", where, why)
+		}
 		if r := firstStr(m, "reasoning_content", "reasoning", "thinking"); r != "" {
 			blocks = append([]transcript.Block{{Kind: transcript.BlockThinking, Text: r}}, blocks...)
 		}

@@ -73,6 +73,7 @@ func (openHands) Read(src *Source, emit func(*transcript.Transcript) error) erro
 	_, problems, err := scanValues(src.R, func(v *jsonValue) error {
 		where := fmt.Sprintf("event %d", v.Index)
 		e, perr := p.ParseBytes(v.Data)
+		lastWins(e)
 		if perr != nil {
 			c.b.record()
 			c.b.bad(v.Line, "%s: malformed JSON: %s", where, shortErr(perr))
@@ -238,6 +239,9 @@ func (c *ohConv) respond(resp *fastjson.Value, ts string, line int, lead []trans
 	}
 	m := transcript.Message{Role: transcript.RoleAssistant, Blocks: append(lead, blocks...), Timestamp: ts, Line: line, Model: str(resp, "model")}
 	m.Usage, _ = usageOf(resp.Get("usage"))
+	if why := usageProblem(resp.Get("usage")); why != "" {
+		b.problem(line, "%s", why)
+	}
 	if respID != "" {
 		m.ID = respID
 		c.responses[respID] = len(b.t.Messages)

@@ -12,6 +12,7 @@
 //	claude-code, codex   a line of the JSON lines file (blank ones are
 //	                     ignored as "(blank)")
 //	claude-ai            a chat message (an element of chat_messages)
+//	chatgpt              a node of a conversation's mapping tree
 //	openai-chat          a message of a row's list, or a row that is a
 //	                     single message
 //	swe-agent            a history entry (a trajectory step when the file
@@ -26,7 +27,7 @@
 // (problems about a whole document, line 0).
 //
 // Readers: claude-code (Claude Code session JSONL), claude-ai (Claude.ai
-// data exports, .zip included), codex (Codex CLI rollouts), openai-chat
+// data exports, .zip included), chatgpt (ChatGPT data exports), codex (Codex CLI rollouts), openai-chat
 // (OpenAI-style message logs and the dataset rows that use them), swe-agent
 // (.traj) and openhands (event streams). Each documents its choices on its
 // type; a file may hold several transcripts (an export's conversations, a
@@ -34,6 +35,7 @@
 package loader
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -64,6 +66,15 @@ type Source struct {
 	R io.Reader
 	// Compressed names the compression of the file ("", "gzip", "zstd").
 	Compressed string
+
+	// lim bounds what reading the file may cost (limits fills defaults).
+	lim       Limits
+	limitsSet bool
+	// lost are the lines eachLine skipped for a limit, not yet settled on
+	// an emitted transcript.
+	lost []lostLine
+	// ctx, when set, stops the line and value loops.
+	ctx context.Context
 }
 
 var (

@@ -33,7 +33,11 @@ func init() { Register(sweAgent{}) }
 //   - Without a history, the steps are read as thought + action / observation
 //     pairs.
 //   - SWE-agent records only run-level token totals (info.model_stats), so
-//     Usage stays nil; the model is replay_config.agent.model.name when set.
+//     Usage stays nil; api_calls is info.model_stats.api_calls; the model is
+//     replay_config.agent.model.name when set.
+//   - Tool calls count per step: a tool-call id that an earlier step used
+//     again (replayed trajectories reuse them) is renamed "<id>#<entry>" in
+//     that step and in the results that answer it, so no call is lost.
 //   - One file is one transcript, named after the file (the instance id).
 //
 // Its records are the history entries (the steps without a history); a
@@ -86,6 +90,12 @@ func (sweAgent) Read(src *Source, emit func(*transcript.Transcript) error) error
 // readSWEAgent reads a parsed trajectory; data is its text, for lines.
 func readSWEAgent(b *builder, doc *fastjson.Value, data []byte) {
 	b.t.Model = sweModel(doc.Get("replay_config"))
+	defer func() {
+		// Only run-level totals are recorded: the number of calls, no usage.
+		if n := doc.GetInt("info", "model_stats", "api_calls"); n > 0 {
+			b.t.Stats.APICalls = n
+		}
+	}()
 	history := doc.GetArray("history")
 	if len(history) == 0 {
 		steps := doc.GetArray("trajectory")
@@ -127,6 +137,8 @@ func readSWEAgent(b *builder, doc *fastjson.Value, data []byte) {
 	}
 	lines := elementLines(data, 1, "history", len(history))
 	awaitObs := false
+	// alias maps a tool-call id to the name its latest call got.
+	alias, used := map[string]string{}, map[string]bool{}
 	for i, h := range history {
 		b.record()
 		line := lineOf(lines, i, 1)
@@ -154,7 +166,11 @@ func readSWEAgent(b *builder, doc *fastjson.Value, data []byte) {
 			ids := h.GetArray("tool_call_ids")
 			var blocks []transcript.Block
 			for k, id := range ids {
-				bl := transcript.Block{Kind: transcript.BlockToolResult, ToolID: string(id.GetStringBytes())}
+				tid := string(id.GetStringBytes())
+				if a, ok := alias[tid]; ok {
+					tid = a
+				}
+				bl := transcript.Block{Kind: transcript.BlockToolResult, ToolID: tid}
 				if k == 0 {
 					bl.Text, bl.Images, bl.ImageBytes = text, images, size
 				}
@@ -176,7 +192,16 @@ func readSWEAgent(b *builder, doc *fastjson.Value, data []byte) {
 			}
 			m.Blocks = textBlocks(text, images, size)
 			for _, tc := range calls {
-				m.Blocks = append(m.Blocks, transcript.Block{Kind: transcript.BlockToolUse, ToolID: str(tc, "id"),
+				id := str(tc, "id")
+				if id != "" {
+					name := id
+					if used[id] {
+						name = fmt.Sprintf("%s#%d", id, i)
+					}
+					used[id], alias[id] = true, name
+					id = name
+				}
+				m.Blocks = append(m.Blocks, transcript.Block{Kind: transcript.BlockToolUse, ToolID: id,
 					ToolName: str(tc, "function", "name"), Input: jsonText(str(tc, "function", "arguments"))})
 			}
 			if len(calls) == 0 && strings.TrimSpace(action) != "" {

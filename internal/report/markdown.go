@@ -29,6 +29,7 @@ func WriteMarkdown(w io.Writer, s *Summary, d *ReportData) error {
 		mdTable(b, h, rows, "")
 		b.WriteString("\n" + strategyLegend + "\n")
 	}
+	summarizerMarkdown(b, s.Summarizer)
 	if len(s.Anchors) > 0 {
 		b.WriteString("\n## Anchor rule sets\n\n")
 		h, rows := anchorsGrid(s)

@@ -32,7 +32,9 @@ type Summary struct {
 	// Strategies are the compaction strategies' aggregates, by id.
 	Strategies Strategies `json:"strategies"`
 	// Anchors are the per-rule-set anchor aggregates (rules table, set rows).
-	Anchors     []RuleSetSummary `json:"anchors,omitempty"`
+	Anchors []RuleSetSummary `json:"anchors,omitempty"`
+	// Summarizer describes model-written summaries (nil: extractive).
+	Summarizer  *SummarizerSummary `json:"summarizer,omitempty"`
 	anchorTally anchors.Tally
 	// overfull counts the replayed transcripts whose fixed overhead fills
 	// the window; overfullFirst is the first in output order.
@@ -114,6 +116,7 @@ func (s *Summary) add(r *analysis.Result) {
 	s.Rulers.add(r)
 	s.Strategies.add(r)
 	s.anchorTally.Add(r.AnchorCounts)
+	s.Summarizer.add(r.Summaries)
 }
 
 // finish computes the aggregates that need every result (medians, rates).

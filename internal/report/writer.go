@@ -3,9 +3,14 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/compactbench/compactbench/internal/analysis"
 )
@@ -23,6 +28,8 @@ type Options struct {
 	// ReportTranscript names the transcript (id or path) whose context
 	// series report.html draws; empty: the one with the most calls.
 	ReportTranscript string
+	// Summaries writes the summaries table (a model summarizer is set).
+	Summaries bool
 }
 
 // sink is one table fed from analysis results.
@@ -63,11 +70,20 @@ var tables = []func(Options, *Summary) (sink, error){
 	table("anchors", func(r *analysis.Result) []analysis.AnchorRow { return r.Anchors }),
 	table("labels", func(r *analysis.Result) []analysis.LabelRow { return r.Labels }),
 	openRules,
+	openSummaries,
 }
 
 // Writer receives the results of a run, file by file in output order, and
 // writes every table and summary.json. It is used from one goroutine.
+//
+// The output set is all or nothing: every file is written into a temporary
+// directory beside Options.Dir, which Close swaps in for the previous set
+// (whose files the new run does not write are gone with it); Abort, or a
+// failure, removes the temporary directory and leaves the previous set as
+// it was.
 type Writer struct {
+	// final is Options.Dir; dir the temporary directory written to.
+	final   string
 	dir     string
 	formats Formats
 	sinks   []sink
@@ -77,12 +93,28 @@ type Writer struct {
 	data *ReportData
 }
 
-// NewWriter opens the tables in opts.Dir.
+// NewWriter opens the tables in a temporary directory beside opts.Dir. It
+// refuses a Dir that holds anything but an earlier output set (see
+// CheckOutputDir), since Close replaces the directory whole.
 func NewWriter(opts Options) (*Writer, error) {
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+	if err := CheckOutputDir(opts.Dir); err != nil {
+		return nil, err
+	}
+	final := filepath.Clean(opts.Dir)
+	parent := filepath.Dir(final)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	w := &Writer{dir: opts.Dir, formats: opts.Formats, sum: newSummary(opts.Meta)}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(final)+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	w := &Writer{final: final, dir: tmp, formats: opts.Formats, sum: newSummary(opts.Meta)}
+	opts.Dir = tmp
 	if opts.Formats.Markdown || opts.Formats.HTML {
 		w.data = NewReportData(opts.ReportTranscript, opts.Settings)
 	}
@@ -114,12 +146,24 @@ func (w *Writer) AddFile(results []*analysis.Result) error {
 	return nil
 }
 
+// Dir is the temporary directory the output set is written to until Close
+// swaps it in: a file the caller adds there is part of the set.
+func (w *Writer) Dir() string { return w.dir }
+
 // Summary is the aggregate so far.
 func (w *Writer) Summary() *Summary { return &w.sum }
 
 // Close finishes every table and writes summary.json, report.md and
 // report.html as selected.
 func (w *Writer) Close() (*Summary, error) {
+	sum, err := w.close()
+	if err != nil {
+		os.RemoveAll(w.dir)
+	}
+	return sum, err
+}
+
+func (w *Writer) close() (*Summary, error) {
 	for i, s := range w.sinks {
 		if err := s.Close(); err != nil {
 			for _, rest := range w.sinks[i+1:] {
@@ -148,7 +192,72 @@ func (w *Writer) Close() (*Summary, error) {
 			return nil, err
 		}
 	}
+	if err := swapDir(w.dir, w.final); err != nil {
+		return nil, err
+	}
 	return &w.sum, nil
+}
+
+// swapDir puts the directory tmp in place of final: final is renamed
+// aside, tmp renamed to final, and the old one removed. Between the two
+// renames (microseconds) final is missing; a crash there leaves the old set
+// in .NAME.old-* beside it.
+func swapDir(tmp, final string) error {
+	old := ""
+	if _, err := os.Lstat(final); err == nil {
+		dir, err := os.MkdirTemp(filepath.Dir(final), "."+filepath.Base(final)+".old-")
+		if err != nil {
+			return fmt.Errorf("output directory: %w", err)
+		}
+		old = filepath.Join(dir, "set")
+		if err := os.Rename(final, old); err != nil {
+			os.Remove(dir)
+			return fmt.Errorf("output directory: %w", err)
+		}
+		defer os.RemoveAll(dir)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		if old != "" {
+			os.Rename(old, final) // put the previous set back
+		}
+		return fmt.Errorf("output directory: %w", err)
+	}
+	return nil
+}
+
+// outputExts are the extensions of the files an output set holds.
+var outputExts = []string{".csv", ".parquet", ".json", ".md", ".html", ".zst"}
+
+// CheckOutputDir reports whether dir may be replaced by an output set: it
+// does not exist, or is an empty directory, or holds only files an output
+// set has (CSV, Parquet, JSON, Markdown and HTML files, and the .zst
+// results run --shard keeps for merge, with their temporary names), so
+// that -o pointed at a directory of other files never deletes them.
+func CheckOutputDir(dir string) error {
+	info, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("output directory %s: not a directory", dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if i := strings.Index(name, ".tmp-"); i > 0 {
+			name = name[:i]
+		}
+		if !e.Type().IsRegular() || !slices.Contains(outputExts, filepath.Ext(name)) {
+			return fmt.Errorf("output directory %s holds %s, which no output set has: the run replaces the directory whole, so give an empty or new one", dir, e.Name())
+		}
+	}
+	return nil
 }
 
 // writeReport renders a report in memory and writes it atomically.
@@ -160,9 +269,11 @@ func writeReport(dir, name string, render func(io.Writer) error) error {
 	return WriteFileAtomic(dir, name, b.Bytes())
 }
 
-// Abort removes every temporary file.
+// Abort removes every temporary file, leaving the previous output set as
+// it was.
 func (w *Writer) Abort() {
 	for _, s := range w.sinks {
 		s.Abort()
 	}
+	os.RemoveAll(w.dir)
 }

@@ -13,7 +13,7 @@ import (
 // its class's tokens-per-byte factor times its byte length and the structural
 // constants it carries, rounded to an integer; a message adds Message.
 //
-// Content classes (REFERENCE.md §A.11–12):
+// Content classes:
 //
 //   - text blocks (user prompts, assistant replies, harness notes written as
 //     user text, summaries): Prose per byte;

@@ -42,7 +42,7 @@ type Anchoring int
 
 const (
 	// AnchorFirst takes the overhead from the transcript's first call only,
-	// as the replay does (DESIGN §6).
+	// as the replay does (internal/compaction.Overhead).
 	AnchorFirst Anchoring = iota
 	// AnchorSegments also re-anchors at the first call after each full
 	// compaction and at each change of model: Claude Code re-attaches

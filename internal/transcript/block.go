@@ -5,7 +5,7 @@ import "encoding/json"
 // BlockKind is the kind of a content block.
 type BlockKind uint8
 
-// Block kinds (DESIGN.md §4).
+// Block kinds (docs/architecture.md, transcript).
 const (
 	BlockText BlockKind = iota
 	BlockThinking
@@ -35,6 +35,36 @@ func (k BlockKind) String() string {
 		return "injected"
 	}
 	return "unknown"
+}
+
+// MaxImageEdge is the longest image edge the API keeps: larger images are
+// scaled down, keeping their aspect ratio, before they are billed.
+const MaxImageEdge = 1568
+
+// ImagePixelsPerToken is the API's rate for images: about one token per
+// 750 pixels of the (scaled) image.
+const ImagePixelsPerToken = 750
+
+// ScaledImagePixels returns the pixel count of a w×h image after the API
+// scales its long edge down to MaxImageEdge (never up).
+func ScaledImagePixels(w, h int) int64 {
+	if w <= 0 || h <= 0 {
+		return 0
+	}
+	long := max(w, h)
+	if long <= MaxImageEdge {
+		return int64(w) * int64(h)
+	}
+	sw := max(1, int((int64(w)*MaxImageEdge+int64(long)/2)/int64(long)))
+	sh := max(1, int((int64(h)*MaxImageEdge+int64(long)/2)/int64(long)))
+	return int64(sw) * int64(sh)
+}
+
+// ImageTokens estimates what a w×h image costs as input tokens:
+// ScaledImagePixels / ImagePixelsPerToken, rounded up.
+func ImageTokens(w, h int) int {
+	p := ScaledImagePixels(w, h)
+	return int((p + ImagePixelsPerToken - 1) / ImagePixelsPerToken)
 }
 
 // TokenSlots is how many rulers can cache a count on a block at once.
@@ -74,6 +104,19 @@ type Block struct {
 	MediaType string
 	// InjectedKind is the attachment type of an injected block.
 	InjectedKind string
+	// ImagePixels is the pixel count the API bills for the block's images
+	// (each scaled so its long edge is at most MaxImageEdge), summed over
+	// the images whose dimensions the reader could read from their data.
+	ImagePixels int64
+	// ImageTokens is the estimated token cost of those images
+	// (ImageTokens(w, h) each); 0 when no image's dimensions are known.
+	ImageTokens int
+	// SizedImages is how many of Images have known dimensions.
+	SizedImages int
+	// ToolRefs are the tool names of tool_reference blocks: tool
+	// definitions the harness loads into the context on demand. Their
+	// schemas are not in the recording.
+	ToolRefs []string
 
 	tokens [TokenSlots]int32
 }

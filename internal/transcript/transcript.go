@@ -95,6 +95,10 @@ type Message struct {
 	IsMeta bool
 	// IsSidechain marks records of a subagent conversation.
 	IsSidechain bool
+	// Prompt, when set, is what a turn opened by this message shows as its
+	// prompt instead of the message text: a slash command's name and
+	// arguments ("/review src/"), whose recorded text is markup.
+	Prompt string
 	// Line is the 1-based source line of the message's first record.
 	Line int
 }
@@ -129,7 +133,7 @@ type Usage struct {
 }
 
 // Context is the real size of the prompt the call sent:
-// input + cache_read + cache_creation (REFERENCE.md §A.4).
+// input + cache_read + cache_creation (docs/metrics.md, tokens).
 func (u Usage) Context() int64 { return u.Input + u.CacheRead + u.CacheCreation }
 
 // CompactionKind distinguishes full compactions from microcompactions.
@@ -148,6 +152,9 @@ type Compaction struct {
 	Trigger string
 	// PreTokens is the harness's own count of the context before compacting.
 	PreTokens int64
+	// PostTokens is the harness's own count of the context right after a
+	// full compaction, when it recorded one (0 otherwise).
+	PostTokens int64
 	// TokensSaved is recorded for microcompactions.
 	TokensSaved int64
 	// CompactedToolIDs are the tool_use ids whose results a microcompaction
@@ -196,6 +203,28 @@ type Stats struct {
 	MicrocompactBoundaries int
 	// PeakContextReal is the largest real context over all API calls.
 	PeakContextReal int64
+	// UnknownTypes counts records whose type the reader does not know
+	// (ignored, and listed in IgnoredByType and the problems).
+	UnknownTypes int
+	// UnknownKeys counts keys, on records of known types, that the reader
+	// does not know (a misspelling or a newer format; see the problems).
+	UnknownKeys int
+	// OffPath counts, per reason, the conversation records of the file's
+	// scope that are not on the active path (an abandoned branch, a copy of
+	// a record with the same uuid, ...).
+	OffPath map[string]int
+	// ProblemsUnlisted counts problems not in Problems, when a file had
+	// more than the loader lists: len(Problems)+ProblemsUnlisted is the
+	// total.
+	ProblemsUnlisted int
+}
+
+// LeaveOut counts one conversation record left off the active path.
+func (s *Stats) LeaveOut(reason string) {
+	if s.OffPath == nil {
+		s.OffPath = make(map[string]int)
+	}
+	s.OffPath[reason]++
 }
 
 // Ignore counts one line ignored because of its record type.

@@ -120,6 +120,9 @@ func GroupTurns(msgs []Message) []Turn {
 		tr.Timestamp = msgs[s].Timestamp
 		if p := prompts[k]; p >= 0 {
 			tr.UserMessage = msgs[p].Text()
+			if msgs[p].Prompt != "" {
+				tr.UserMessage = msgs[p].Prompt
+			}
 		}
 		var resp []string
 		for i := s; i < e; i++ {

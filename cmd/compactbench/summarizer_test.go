@@ -1,0 +1,146 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// fakeAnthropic is a real Messages API server on loopback that answers
+// every summary request; it counts requests.
+func fakeAnthropic(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			fmt.Fprint(w, `{"data":[]}`)
+			return
+		}
+		if r.Header.Get("x-api-key") != "sk-test" {
+			http.Error(w, "bad key", 401)
+			return
+		}
+		hits.Add(1)
+		fmt.Fprint(w, `{"content":[{"type":"text","text":"Model summary: the user fixed src/app.py and tests pass."}],"usage":{"input_tokens":900,"output_tokens":30}}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hits
+}
+
+// TestRunWithModelSummaries: run --summarizer anthropic against a loopback
+// server writes the summaries table, the summary.json block and report.md's
+// section; a second run over the same cache sends no request and writes the
+// same tables.
+func TestRunWithModelSummaries(t *testing.T) {
+	srv, hits := fakeAnthropic(t)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-test")
+	cache := t.TempDir()
+	run := func(out string) {
+		code, _, stderr := runCLI(t, "run", "-q", "--no-progress", "--window", "3000", "--strategies", "structured,window,truncate",
+			"--summarizer", "anthropic", "--llm-url", srv.URL, "--llm-cache", cache, "-o", out, seeds)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	first, second := t.TempDir(), t.TempDir()
+	run(first)
+	sent := hits.Load()
+	if sent == 0 {
+		t.Fatal("no summary was requested")
+	}
+	rows := readCSV(t, filepath.Join(first, "summaries.csv"))
+	if len(rows) != int(sent) {
+		t.Fatalf("%d summaries rows for %d requests", len(rows), sent)
+	}
+	for _, r := range rows {
+		if r["summary_source"] != "llm" || r["llm_input_tokens"] != "900" || r["strategy"] == "truncate" {
+			t.Fatalf("row %v", r)
+		}
+	}
+	var sum struct {
+		Meta struct {
+			ConfigHash string `json:"config_hash"`
+		}
+		Summarizer struct {
+			Name       string
+			Requests   int64
+			Strategies map[string]struct{ LLM, Cache, Fallback int64 }
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(first, "summary.json"))
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Summarizer.Name != "anthropic" || sum.Summarizer.Requests != sent || sum.Summarizer.Strategies["structured"].LLM == 0 {
+		t.Errorf("summary.json summarizer %+v", sum.Summarizer)
+	}
+	md, _ := os.ReadFile(filepath.Join(first, "report.md"))
+	if !strings.Contains(string(md), "## Summarizer") {
+		t.Error("report.md has no Summarizer section")
+	}
+	if strings.Contains(string(data)+string(md), "sk-test") {
+		t.Error("the API key was written to an output")
+	}
+	run(second)
+	if hits.Load() != sent {
+		t.Errorf("the second run sent %d requests; the cache should answer all", hits.Load()-sent)
+	}
+	again := readCSV(t, filepath.Join(second, "summaries.csv"))
+	for i := range again {
+		if again[i]["summary_source"] != "cache" || again[i]["summary_tokens"] != rows[i]["summary_tokens"] {
+			t.Fatalf("row %d: %v, first run %v", i, again[i], rows[i])
+		}
+	}
+	// An extractive run writes no summaries table and hashes as before.
+	out := t.TempDir()
+	if code, _, stderr := runCLI(t, "run", "-q", "--no-progress", "-o", out, seeds); code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "summaries.csv")); err == nil {
+		t.Error("an extractive run wrote summaries.csv")
+	}
+}
+
+// TestSummarizerUsageErrors: a missing key, an unreachable server or a bad
+// flag stops the run before any work, with exit 2.
+func TestSummarizerUsageErrors(t *testing.T) {
+	down := httptest.NewServer(http.NotFoundHandler())
+	downURL := down.URL
+	down.Close()
+	cases := []struct {
+		name string
+		env  string
+		args []string
+		want string
+	}{
+		{"no key", "", []string{"--summarizer", "anthropic"}, "ANTHROPIC_API_KEY"},
+		{"unreachable", "k", []string{"--summarizer", "anthropic", "--llm-url", downURL}, "cannot reach"},
+		{"openai without model", "k", []string{"--summarizer", "openai"}, "--llm-model"},
+		{"unknown summarizer", "k", []string{"--summarizer", "gpt"}, "unknown summarizer"},
+		{"bad budget", "k", []string{"--summarizer", "cache", "--llm-budget", "lots"}, "--llm-budget"},
+		{"llm flag without summarizer", "k", []string{"--llm-model", "x"}, "needs --summarizer"},
+		{"unknown prompt", "k", []string{"--summarizer", "cache", "--llm-prompt", "nope=x.tmpl"}, "--llm-prompt"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("ANTHROPIC_API_KEY", tc.env)
+			out := t.TempDir()
+			args := append([]string{"run", "-q", "--no-progress", "-o", out, "--llm-cache", t.TempDir()}, tc.args...)
+			if tc.name == "llm flag without summarizer" {
+				args = []string{"run", "-q", "--no-progress", "-o", out, "--llm-model", "x"}
+			}
+			code, _, stderr := runCLI(t, append(args, seeds)...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(out, "summary.json")); err == nil {
+				t.Error("work was done before the error")
+			}
+		})
+	}
+}

@@ -1,0 +1,114 @@
+package docscheck
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/compactbench/compactbench/internal/analysis"
+	"github.com/compactbench/compactbench/internal/compaction"
+	"github.com/compactbench/compactbench/internal/report"
+	"github.com/compactbench/compactbench/internal/tokens"
+)
+
+func readDoc(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "docs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// documented reports whether doc names key in code style: `key`, or the
+// per-ruler form `est_<ruler>` for est_chars4 and the like.
+func documented(doc, key string) bool {
+	for _, r := range tokens.Names() {
+		for _, p := range []string{"est_", "err_"} {
+			if key == p+r {
+				key = p + "<ruler>"
+			}
+		}
+	}
+	return strings.Contains(doc, "`"+key+"`")
+}
+
+// jsonKeys lists the JSON keys of a struct type's exported fields.
+func jsonKeys(t reflect.Type) []string {
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// TestEveryColumnIsDefined fails when a table column or a summary.json
+// figure has no definition in docs/metrics.md: add one line there saying
+// what the new column means and how it is computed.
+func TestEveryColumnIsDefined(t *testing.T) {
+	doc := readDoc(t, "metrics.md")
+	tables := []struct {
+		name string
+		cols []string
+	}{
+		{"transcripts", report.Columns[analysis.TranscriptRow]()},
+		{"problems", report.Columns[analysis.ProblemRow]()},
+		{"calls", report.Columns[analysis.CallRow]()},
+		{"compact_boundaries", report.Columns[analysis.BoundaryRow]()},
+		{"runs", report.Columns[analysis.RunRow]()},
+		{"events", report.Columns[analysis.EventRow]()},
+		{"anchors", report.Columns[analysis.AnchorRow]()},
+		{"labels", report.Columns[analysis.LabelRow]()},
+		{"rules", report.Columns[analysis.RuleRow]()},
+		{"tune", report.Columns[report.TuneRow]()},
+		{"summary.json strategies", jsonKeys(reflect.TypeFor[report.StrategyStats]())},
+		{"summary.json anchors", jsonKeys(reflect.TypeFor[report.RuleSetSummary]())},
+		{"summary.json label scores", jsonKeys(reflect.TypeFor[report.LabelScores]())},
+	}
+	for _, tb := range tables {
+		if len(tb.cols) == 0 {
+			t.Fatalf("%s: no columns found", tb.name)
+		}
+		for _, c := range tb.cols {
+			if !documented(doc, c) {
+				t.Errorf("%s column %q is not defined in docs/metrics.md", tb.name, c)
+			}
+		}
+	}
+	for _, g := range report.GateFigures {
+		if !documented(doc, g.Name) {
+			t.Errorf("gate figure %q is not defined in docs/metrics.md", g.Name)
+		}
+	}
+}
+
+// TestEveryStrategyParameterIsDocumented fails when a strategy, or one of
+// its parameters, is missing from docs/strategies.md: every constant says
+// there where it comes from.
+func TestEveryStrategyParameterIsDocumented(t *testing.T) {
+	doc := readDoc(t, "strategies.md")
+	for _, spec := range compaction.Specs() {
+		if !strings.Contains(doc, "## `"+spec.ID+"`") && !strings.Contains(doc, "`"+spec.ID+"` (") {
+			t.Errorf("strategy %s has no section in docs/strategies.md", spec.ID)
+		}
+		p := reflect.TypeOf(spec.Params())
+		if p.Kind() == reflect.Pointer {
+			p = p.Elem()
+		}
+		for i := 0; i < p.NumField(); i++ {
+			name, _, _ := strings.Cut(p.Field(i).Tag.Get("yaml"), ",")
+			if name != "" && name != "-" && !strings.Contains(doc, "| `"+name+"` |") {
+				t.Errorf("strategy %s: parameter %s is not in a table of docs/strategies.md", spec.ID, name)
+			}
+		}
+	}
+}
