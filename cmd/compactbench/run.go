@@ -47,6 +47,8 @@ func newRunCommand() *cli.Command {
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when any input problem was found"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "never show the progress bar"},
+			&cli.StringFlag{Name: "cache", Usage: "keep each file's results in `DIR`, keyed by content, configuration and build; a re-run analyses only new or changed files"},
+			&cli.StringFlag{Name: "shard", Usage: "process shard `K/N` of the inputs (1 ≤ K ≤ N), chosen by a hash of each file's path relative to its argument"},
 			&cli.StringFlag{Name: "rulers", Value: strings.Join(tokens.DefaultNames(), ","), Usage: "rulers measured in the calls table (" + strings.Join(tokens.Names(), ", ") + ", default, all)"},
 		}, limitFlags(), metricFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "overhead", Value: "segments", Usage: "how the calls table fixes the overhead: first (the first call) or segments (again after each compaction or model change)"},
@@ -60,8 +62,12 @@ func newRunCommand() *cli.Command {
 				InputFormat: c.String("input-format"), Strict: c.Bool("strict"), Quiet: c.Bool("quiet"),
 				Progress: !c.Bool("no-progress"), ReportTranscript: c.String("report-transcript"),
 				Rules: c.StringSlice("rules"), Labels: c.StringSlice("labels"), Evidence: c.String("evidence"),
+				Cache: c.String("cache"),
 			}
 			var err error
+			if opts.Shard, err = parseShard(c.String("shard")); err != nil {
+				return err
+			}
 			if opts.Limits, err = readLimits(c); err != nil {
 				return err
 			}
@@ -106,6 +112,10 @@ type runOptions struct {
 	NoAnchors bool
 	// ReportTranscript is --report-transcript.
 	ReportTranscript string
+	// Cache is --cache: a directory of per-file results ("" for none).
+	Cache string
+	// Shard is --shard (the zero Shard is every file).
+	Shard shard
 	// LLM is the model summarizer (nil: extractive summaries).
 	LLM *llmSetup
 }
@@ -179,6 +189,15 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if len(files) == 0 {
 		return usageErr("no transcript files under %s", strings.Join(opts.Paths, ", "))
 	}
+	nall := len(files)
+	picked := opts.Shard.pick(opts.Paths, files) // indices into the whole run's files
+	if opts.Shard.N > 0 {
+		part := make([]loader.File, len(picked))
+		for i, k := range picked {
+			part[i] = files[k]
+		}
+		files = part
+	}
 	overhead, err := opts.Config.Anchoring()
 	if err != nil {
 		return usageErr("%v", err)
@@ -195,10 +214,16 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if err := checkStrategyRuleSets(&opts.Config); err != nil {
 		return err
 	}
-	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: report.Meta{
+	if opts.LLM != nil && (opts.Cache != "" || opts.Shard.N > 0) {
+		return usageErr("--cache and --shard do not work with a model summarizer yet (its answers and request counts are not reproducible per file)")
+	}
+	meta := report.Meta{
 		Tool: "compactbench", Version: version, ConfigHash: configHash(&opts.Config), Inputs: opts.Paths,
 		Overhead: overhead.String(), Models: opts.Config.Models,
-	}, Settings: reportSettings(&opts.Config), ReportTranscript: opts.ReportTranscript, Summaries: opts.LLM != nil})
+	}
+	settings := reportSettings(&opts.Config)
+	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: meta,
+		Settings: settings, ReportTranscript: opts.ReportTranscript, Summaries: opts.LLM != nil})
 	if err != nil {
 		return err
 	}
@@ -217,10 +242,27 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 			return err
 		}
 	}
+	var shardOut *shardWriter // run --shard: the results for merge, in the output set
+	if opts.Shard.N > 0 {
+		build, err := buildID()
+		if err != nil {
+			w.Abort()
+			return err
+		}
+		h := &shardHeader{Format: shardFormat, K: opts.Shard.K, N: opts.Shard.N, Files: nall, Build: build, Meta: meta,
+			Settings: settings, ReportTranscript: opts.ReportTranscript, RuleSets: shardRuleSets(&opts.Config)}
+		if shardOut, err = newShardWriter(w.Dir(), h); err != nil {
+			w.Abort()
+			return err
+		}
+	}
 	closed := false
 	defer func() {
 		if !closed { // a panic or an early return: drop the partial set
 			w.Abort()
+			if shardOut != nil {
+				shardOut.abort()
+			}
 		}
 	}()
 
@@ -230,12 +272,28 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	}
 	bar := newProgress(stderr, total, opts.Progress && !opts.Quiet)
 	cfg := opts.Config
+	var cache *resultCache
+	if opts.Cache != "" {
+		if cache, err = openResultCache(opts.Cache, &cfg, opts.InputFormat, opts.Limits); err != nil {
+			w.Abort()
+			if shardOut != nil {
+				shardOut.abort()
+			}
+			return err
+		}
+	}
 	errw := &lockedWriter{w: stderr}
 	work := func(ctx context.Context, i int) ([]*analysis.Result, error) {
 		if f := files[i]; f.Problem != "" {
 			return []*analysis.Result{analysis.Analyze(loader.ProblemTranscript(f.Path, f.Problem), &cfg)}, nil
 		}
-		return analyzeFile(ctx, files[i].Path, loader.Options{Format: opts.InputFormat, Limits: opts.Limits}, &cfg, errw)
+		analyze := func() ([]*analysis.Result, error) {
+			return analyzeFile(ctx, files[i].Path, loader.Options{Format: opts.InputFormat, Limits: opts.Limits}, &cfg, errw)
+		}
+		if cache != nil {
+			return cache.analyze(analyze, files[i].Path)
+		}
+		return analyze()
 	}
 	var ids, paths []string // for labels that name no transcript
 	emit := func(i int, rs []*analysis.Result) error {
@@ -251,6 +309,11 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		for _, r := range rs {
 			ids, paths = append(ids, r.Transcript.TranscriptID), append(paths, r.Transcript.Path)
 		}
+		if shardOut != nil {
+			if err := shardOut.add(picked[i], files[i].Path, rs); err != nil {
+				return err
+			}
+		}
 		return w.AddFile(rs)
 	}
 	if err := loader.Ordered(ctx, len(files), opts.Jobs, work, emit); err != nil {
@@ -262,6 +325,11 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if opts.LLM != nil {
 		st := opts.LLM.Summarizer.Stats()
 		w.SetSummarizerCounts(st.Requests, st.OverBudget, st.Misses)
+	}
+	if shardOut != nil {
+		if err := shardOut.finish(); err != nil {
+			return err
+		}
 	}
 	closed = true
 	sum, err := w.Close()
@@ -299,6 +367,9 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		}
 		fmt.Fprintf(stderr, "read %d files (%.1f MB) in %v: %d transcripts, %d problems; outputs in %s\n",
 			len(files), float64(total)/1e6, elapsed.Round(time.Millisecond), sum.Corpus.Transcripts, sum.Corpus.Problems, opts.Out)
+		if cache != nil {
+			fmt.Fprintf(stderr, "cache %s: %d files reused, %d analysed\n", opts.Cache, cache.Hits.Load(), cache.Misses.Load())
+		}
 	}
 	if opts.Strict && sum.Corpus.Problems > 0 {
 		return failErr("--strict: %d input problems (see %s/problems.csv)", sum.Corpus.Problems, opts.Out)

@@ -97,28 +97,35 @@ type FactIndex struct {
 func IndexFacts(t *transcript.Transcript) *FactIndex {
 	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), ids: map[Fact]int32{}, lines: map[string][]int32{}}
 	var ex extractor
-	for i := range t.Messages {
-		mi := int32(i)
-		var per []int32
-		ex.lineFn = func(line string) { ix.lines[line] = appendOnce(ix.lines[line], mi) }
-		// One lookup per occurrence: a fact is new to this message when its
-		// list does not end with this message yet (a line fact's list is
-		// replaced by its line's below).
-		ex.emit = func(f Fact) {
-			id, ok := ix.ids[f]
-			if !ok {
-				id = int32(len(ix.facts))
-				ix.ids[f] = id
-				ix.facts = append(ix.facts, f)
-				ix.occ = append(ix.occ, nil)
-			}
-			if l := ix.occ[id]; len(l) == 0 || l[len(l)-1] != mi {
-				ix.occ[id] = append(l, mi)
-				per = append(per, id)
-			}
+	var mi int32    // the message being indexed
+	var per []int32 // the facts of every message, in message order
+	start := make([]int, len(t.Messages)+1)
+	ex.lineFn = func(line string) { ix.lines[line] = appendOnce(ix.lines[line], mi) }
+	// One lookup per occurrence: a fact is new to this message when its
+	// list does not end with this message yet (a line fact's list is
+	// replaced by its line's below).
+	ex.emit = func(f Fact) {
+		id, ok := ix.ids[f]
+		if !ok {
+			id = int32(len(ix.facts))
+			ix.ids[f] = id
+			ix.facts = append(ix.facts, f)
+			ix.occ = append(ix.occ, nil)
 		}
+		if l := ix.occ[id]; len(l) == 0 || l[len(l)-1] != mi {
+			ix.occ[id] = append(l, mi)
+			per = append(per, id)
+		}
+	}
+	for i := range t.Messages {
+		mi = int32(i)
 		ex.message(&t.Messages[i])
-		ix.perMsg[i] = per
+		start[i+1] = len(per)
+	}
+	for i := range t.Messages {
+		if start[i] < start[i+1] {
+			ix.perMsg[i] = per[start[i]:start[i+1]:start[i+1]]
+		}
 	}
 	n := len(ix.facts)
 	ix.base = make([]int32, n)
@@ -371,29 +378,27 @@ func sentences(text string) []string {
 // words scans text for path, identifier and URL words.
 func (ex *extractor) words(text string) {
 	for i := 0; i < len(text); {
-		for i < len(text) && sepTable[text[i]] {
+		for i < len(text) && wordClass[text[i]]&classSep != 0 {
 			i++
 		}
 		j := i
 		// Only words with a slash, backslash, dot or colon (paths, URLs,
 		// dotted or positioned names) or an underscore or an upper-case
 		// letter after a lower-case one (identifiers) can be facts.
-		pathy, identy := false, false
+		var seen, prev uint8
 		for j < len(text) {
-			c := text[j]
-			if sepTable[c] {
+			c := wordClass[text[j]]
+			if c&classSep != 0 {
 				break
 			}
-			switch {
-			case c == '/' || c == '\\' || c == '.' || c == ':':
-				pathy = true
-			case c == '_':
-				identy = true
-			case c >= 'A' && c <= 'Z' && j > i && text[j-1] >= 'a' && text[j-1] <= 'z':
-				identy = true
+			seen |= c
+			if c&classUpper != 0 && prev&classLower != 0 {
+				seen |= classIdent
 			}
+			prev = c
 			j++
 		}
+		pathy, identy := seen&classPath != 0, seen&classIdent != 0
 		// A JSON key ("file_path": ...) is structure, not a fact.
 		key := j+1 < len(text) && text[j] == '"' && text[j+1] == ':'
 		if (pathy || identy) && !key && j-i >= 3 {
@@ -415,6 +420,35 @@ var sepTable = func() (t [256]bool) {
 	}
 	for _, c := range " \t\n\r\"'`()[]{}<>,;|=*!^" {
 		t[c] = true
+	}
+	return t
+}()
+
+// wordClass classifies bytes for words: separators (sepTable), the bytes
+// that make a word path-like (/ \ . :) or identifier-like (_), and upper-
+// and lower-case ASCII letters (an upper after a lower is identifier-like).
+const (
+	classSep = 1 << iota
+	classPath
+	classIdent
+	classUpper
+	classLower
+)
+
+var wordClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case sepTable[c]:
+			t[c] = classSep
+		case c == '/' || c == '\\' || c == '.' || c == ':':
+			t[c] = classPath
+		case c == '_':
+			t[c] = classIdent
+		case c >= 'A' && c <= 'Z':
+			t[c] = classUpper
+		case c >= 'a' && c <= 'z':
+			t[c] = classLower
+		}
 	}
 	return t
 }()

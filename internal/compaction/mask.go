@@ -28,18 +28,33 @@ func init() {
 	})
 }
 
-type mask struct{ p MaskParams }
+type mask struct {
+	p MaskParams
+	// obs are the unmasked observations of the context as of scanned items,
+	// for the Sim sim at compaction round round: between compactions the
+	// context only grows, so each call scans only the new items.
+	sim     *Sim
+	round   int
+	scanned int
+	obs     [][2]int
+	// buf is the reused new context (replace copies it).
+	buf []Item
+}
 
-// observations calls fn with the (item, block) position of every unmasked
-// tool output, oldest first.
-func observations(ctx []Item, fn func(i, j int)) {
-	for i := range ctx {
-		for j := range ctx[i].Msg.Blocks {
-			if ctx[i].Msg.Blocks[j].Kind == transcript.BlockToolResult && !isMasked(&ctx[i], j) {
-				fn(i, j)
+// scan brings obs up to date with the context and returns it.
+func (m *mask) scan(s *Sim) [][2]int {
+	if m.sim != s || m.round != s.Round || m.scanned > len(s.Ctx) {
+		m.sim, m.round, m.scanned, m.obs = s, s.Round, 0, m.obs[:0]
+	}
+	for i := m.scanned; i < len(s.Ctx); i++ {
+		for j := range s.Ctx[i].Msg.Blocks {
+			if s.Ctx[i].Msg.Blocks[j].Kind == transcript.BlockToolResult && !isMasked(&s.Ctx[i], j) {
+				m.obs = append(m.obs, [2]int{i, j})
 			}
 		}
 	}
+	m.scanned = len(s.Ctx)
+	return m.obs
 }
 
 // isMasked reports whether block j of the item was masked already.
@@ -66,31 +81,32 @@ func isPlaceholder(b *transcript.Block) bool {
 // Trigger fires whenever more than Keep observations are unmasked: masking
 // is applied continuously, before every call, as in the paper.
 func (m *mask) Trigger(s *Sim) (bool, int) {
-	n := 0
-	observations(s.Ctx, func(int, int) { n++ })
+	n := len(m.scan(s))
 	return n > m.p.Keep, n
 }
 
 // Compact masks every observation but the newest Keep.
 func (m *mask) Compact(s *Sim) Outcome {
-	var obs [][2]int
-	observations(s.Ctx, func(i, j int) { obs = append(obs, [2]int{i, j}) })
+	obs := m.scan(s)
 	if len(obs) <= m.p.Keep {
 		return Outcome{Skip: true}
 	}
-	old := map[int][]int{}
-	for _, o := range obs[:len(obs)-m.p.Keep] {
-		old[o[0]] = append(old[o[0]], o[1])
-	}
-	ctx := make([]Item, len(s.Ctx))
-	copy(ctx, s.Ctx)
-	for i, blocks := range old {
+	ctx := append(m.buf[:0], s.Ctx...)
+	old := obs[:len(obs)-m.p.Keep]
+	for k := 0; k < len(old); {
+		i := old[k][0]
 		nb := append([]transcript.Block(nil), ctx[i].Msg.Blocks...)
-		for _, j := range blocks {
+		for ; k < len(old) && old[k][0] == i; k++ {
+			j := old[k][1]
 			nb[j] = placeholderResult(nb[j], fmt.Sprintf(m.p.Placeholder, strings.Count(nb[j].Text, "\n")+1), placeholderMasked)
 		}
 		ctx[i] = s.Modify(ctx[i], nb)
 	}
+	m.buf = ctx
+	// The compaction installs ctx as it is (replace) and starts the next
+	// round: the observations left unmasked are the newest Keep.
+	m.round, m.scanned = s.Round+1, len(ctx)
+	m.obs = append(m.obs[:0], obs[len(obs)-m.p.Keep:]...)
 	return Outcome{Ctx: ctx, Action: "mask"}
 }
 

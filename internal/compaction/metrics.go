@@ -83,9 +83,12 @@ type measureScratch struct {
 	pos                   []int32  // position in the context, where present
 	turnBefore, turnAfter []uint32 // by turn
 	unchanged             []uint32 // by item id (written and modified items)
-	fact, written         []uint32 // by fact id: dropped, held by written text
-	dropped               []int32  // ids of the dropped facts
-	open                  map[string]bool
+	// sameTools caches sameTools per modified item id (items never change
+	// once made): 0 not known yet, 1 same, 2 changed.
+	sameTools     []uint8
+	fact, written []uint32 // by fact id: dropped, held by written text
+	dropped       []int32  // ids of the dropped facts
+	open          map[string]bool
 }
 
 func (s *Sim) scratch(nmsgs, nturns int) *measureScratch {
@@ -97,6 +100,9 @@ func (s *Sim) scratch(nmsgs, nturns int) *measureScratch {
 	}
 	if need := s.nextID + 1; len(sc.unchanged) < need {
 		sc.unchanged = append(sc.unchanged, make([]uint32, need-len(sc.unchanged)+64)...)
+	}
+	if need := s.nextID + 1; len(sc.sameTools) < need {
+		sc.sameTools = append(sc.sameTools, make([]uint8, need-len(sc.sameTools)+64)...)
 	}
 	sc.stamp++
 	return sc
@@ -161,7 +167,7 @@ func sameTools(it *Item, want []toolPartner) bool {
 func (sc *measureScratch) pairs(sh *Shared, items []Item) (orphans, dangling int) {
 	for i := range items {
 		it := &items[i]
-		if it.Orig < 0 || (it.Modified && !sameTools(it, sh.partners[it.Orig])) {
+		if it.Orig < 0 || (it.Modified && !sc.keepsTools(it, sh.partners[it.Orig])) {
 			if hasTools(it.Msg) {
 				return sc.pairsByID(items, sh.Lost)
 			}
@@ -189,6 +195,24 @@ func (sc *measureScratch) pairs(sh *Shared, items []Item) (orphans, dangling int
 		}
 	}
 	return orphans, dangling
+}
+
+// keepsTools is sameTools, remembered per item id.
+func (sc *measureScratch) keepsTools(it *Item, want []toolPartner) bool {
+	if it.id <= 0 || it.id >= len(sc.sameTools) {
+		return sameTools(it, want)
+	}
+	if sc.sameTools[it.id] == 0 {
+		sc.sameTools[it.id] = 2 - b2u8(sameTools(it, want))
+	}
+	return sc.sameTools[it.id] == 1
+}
+
+func b2u8(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func hasTools(m *transcript.Message) bool {
@@ -245,7 +269,6 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	n := len(s.T.Messages)
 	sc := s.scratch(n, len(s.Turns))
 	verbatim := func(o int) bool { return sc.verbatim[o] == sc.stamp }
-	var written strings.Builder
 	for i := range s.Ctx {
 		it := &s.Ctx[i]
 		if it.Orig >= 0 {
@@ -256,9 +279,23 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 			}
 		}
 		sc.unchanged[it.id] = sc.stamp
-		writeText(&written, it.Msg)
 	}
-	text := written.String()
+	// text is what the strategy wrote or changed, built when first needed.
+	var text string
+	textDone := false
+	written := func() string {
+		if !textDone {
+			textDone = true
+			var b strings.Builder
+			for i := range s.Ctx {
+				if it := &s.Ctx[i]; it.Orig < 0 || it.Modified {
+					writeText(&b, it.Msg)
+				}
+			}
+			text = b.String()
+		}
+		return text
+	}
 
 	for i := range s.Ctx {
 		if o := s.Ctx[i].Orig; o >= 0 {
@@ -329,7 +366,7 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	inWritten := func(id int32) bool {
 		f := ix.facts[id]
 		if f.Kind.isLine() {
-			return strings.Contains(text, f.Text)
+			return strings.Contains(written(), f.Text)
 		}
 		if !writtenDone {
 			writtenDone = true
@@ -337,7 +374,7 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 				sc.written = make([]uint32, len(ix.facts)+64)
 			}
 			var wx extractor
-			for _, wf := range wx.message(&transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: text}}}) {
+			for _, wf := range wx.message(&transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: written()}}}) {
 				if wid, ok := ix.ids[wf]; ok {
 					sc.written[wid] = sc.stamp
 				}
@@ -400,7 +437,7 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 		kept := verbatim(p)
 		if !kept {
 			if key := intentKey(s.T.Messages[p].Text()); key != "" {
-				kept = strings.Contains(collapseSpace(text), key)
+				kept = strings.Contains(collapseSpace(written()), key)
 			}
 		}
 		ev.IntentKept = &kept

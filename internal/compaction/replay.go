@@ -121,6 +121,8 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 	win, winSource := opt.Models.WindowOf(sh.T, opt.Window)
 	s := &Sim{Shared: sh, Overhead: overhead, Window: win, Metric: opt.Metric, Rulers: opt.Rulers,
 		Override: opt.Window, Summarizer: opt.Summarizer, strip: opt.Models.Lookup(sh.T.Model).StripsThinking, lastPrompt: -1}
+	s.reuse()
+	defer s.release()
 	run := Run{Strategy: id, Calls: len(sh.Calls), Window: win, WindowSource: winSource, Overhead: overhead,
 		Prompts: make([]int, 0, len(sh.Calls))}
 	b := bill{p: priceOf(opt.Prices, opt.Models, sh.T.Model)}

@@ -69,7 +69,10 @@ type Sim struct {
 
 	tok   []int // metric tokens of each Ctx item, thinking included
 	think []int // metric tokens of each Ctx item's thinking blocks
-	sc    measureScratch
+	// cumTok and cumThink are running sums of tok and think (through each
+	// item), so that CacheRead does not add up the prefix on every call.
+	cumTok, cumThink []int
+	sc               measureScratch
 	// aux keeps running totals of the context by other rulers (Count).
 	aux []*auxTotal
 	// named caches Ruler's answers.
@@ -85,14 +88,35 @@ type Sim struct {
 	// spare holds the context's previous arrays, which replace fills with
 	// the next context (the previous context, measure's before, is read
 	// until then).
-	spare struct {
-		ctx        []Item
-		tok, think []int
+	spare simArrays
+}
+
+// simArrays are a context's arrays: a Sim's current or spare ones.
+type simArrays struct {
+	ctx                          []Item
+	tok, think, cumTok, cumThink []int
+}
+
+// reuse gives a new Sim the arrays a previous replay of the transcript left
+// (strategies replay one transcript in turn), emptied.
+func (s *Sim) reuse() {
+	if p := s.Shared.pool; p != nil {
+		s.Shared.pool = nil
+		s.Ctx, s.tok, s.think, s.cumTok, s.cumThink = p[0].ctx[:0], p[0].tok[:0], p[0].think[:0], p[0].cumTok[:0], p[0].cumThink[:0]
+		s.spare = p[1]
 	}
+}
+
+// release hands the Sim's arrays to the next replay of the transcript
+// (which overwrites them: the finished Sim's context is valid until then).
+func (s *Sim) release() {
+	s.Shared.pool = &[2]simArrays{{s.Ctx, s.tok, s.think, s.cumTok, s.cumThink}, s.spare}
 }
 
 // Shared holds what every strategy's replay of one transcript reads: the
 // recording, its turns and calls, and the fact index.
+// Strategies replay one Shared in turn, never at once (it caches and
+// lends arrays between replays).
 type Shared struct {
 	T     *transcript.Transcript
 	Turns []transcript.Turn
@@ -121,6 +145,8 @@ type Shared struct {
 	RuleSets map[string]*anchors.RuleSet
 
 	evals map[string]*anchors.Evaluation
+	// pool holds the arrays of the last finished replay (Sim.reuse).
+	pool *[2]simArrays
 }
 
 // NewShared prepares a transcript for replay.
@@ -200,11 +226,19 @@ func (s *Sim) CacheRead() int {
 	if s.Call == 0 {
 		return 0
 	}
-	n := s.Overhead
-	for i := 0; i < s.stable; i++ {
-		n += s.ItemTokens(i)
+	n := s.Overhead + prefix(s.cumTok, s.stable)
+	if s.strip {
+		n -= prefix(s.cumThink, min(s.stable, max(s.lastPrompt, 0)))
 	}
 	return n
+}
+
+// prefix is the sum of the first k values whose running sums are cum.
+func prefix(cum []int, k int) int {
+	if k <= 0 {
+		return 0
+	}
+	return cum[k-1]
 }
 
 // auxTotal is a running count of the context by another ruler.
@@ -262,6 +296,8 @@ func (s *Sim) pushCounted(it Item, n, th int) {
 		}
 		s.lastPrompt = len(s.Ctx)
 	}
+	s.cumTok = append(s.cumTok, prefix(s.cumTok, len(s.Ctx))+n)
+	s.cumThink = append(s.cumThink, prefix(s.cumThink, len(s.Ctx))+th)
 	s.Ctx = append(s.Ctx, it)
 	s.tok = append(s.tok, n)
 	s.think = append(s.think, th)
@@ -288,6 +324,7 @@ func (s *Sim) setStrip(strip bool) {
 	ctx, tok, think, stable := s.Ctx, s.tok, s.think, s.stable
 	s.strip = strip
 	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = nil, nil, nil, 0, -1
+	s.cumTok, s.cumThink = nil, nil
 	for _, a := range s.aux {
 		a.total = 0
 	}
@@ -311,12 +348,13 @@ func (s *Sim) thinking(m *transcript.Message) int {
 // is unchanged (the prompt-cache prefix). Items unchanged at the same
 // position keep their counts.
 func (s *Sim) replace(ctx []Item) {
-	old, oldTok, oldThink := s.Ctx, s.tok, s.think
+	old, oldTok, oldThink, oldCumTok, oldCumThink := s.Ctx, s.tok, s.think, s.cumTok, s.cumThink
 	for _, a := range s.aux {
 		a.total = 0 // pushCounted counts every item again (cached per block)
 	}
 	stable := s.stable
 	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = s.spare.ctx[:0], s.spare.tok[:0], s.spare.think[:0], 0, -1
+	s.cumTok, s.cumThink = s.spare.cumTok[:0], s.spare.cumThink[:0]
 	for i, it := range ctx {
 		if i < len(old) && sameItem(&old[i], &it) {
 			s.pushCounted(it, oldTok[i], oldThink[i])
@@ -325,6 +363,7 @@ func (s *Sim) replace(ctx []Item) {
 		}
 	}
 	s.spare.ctx, s.spare.tok, s.spare.think = old, oldTok, oldThink
+	s.spare.cumTok, s.spare.cumThink = oldCumTok, oldCumThink
 	same := 0
 	for same < len(old) && same < len(ctx) && same < stable && sameItem(&old[same], &ctx[same]) {
 		same++

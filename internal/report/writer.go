@@ -160,6 +160,10 @@ func (w *Writer) AddProblems(rows []analysis.ProblemRow) error {
 	return nil
 }
 
+// Dir is the temporary directory the output set is written to until Close
+// swaps it in: a file the caller adds there is part of the set.
+func (w *Writer) Dir() string { return w.dir }
+
 // Summary is the aggregate so far.
 func (w *Writer) Summary() *Summary { return &w.sum }
 
@@ -236,13 +240,13 @@ func swapDir(tmp, final string) error {
 }
 
 // outputExts are the extensions of the files an output set holds.
-var outputExts = []string{".csv", ".parquet", ".json", ".md", ".html"}
+var outputExts = []string{".csv", ".parquet", ".json", ".md", ".html", ".zst"}
 
 // CheckOutputDir reports whether dir may be replaced by an output set: it
 // does not exist, or is an empty directory, or holds only files an output
-// set has (CSV, Parquet, JSON, Markdown and HTML files, with their
-// temporary names), so that -o pointed at a directory of other files never
-// deletes them.
+// set has (CSV, Parquet, JSON, Markdown and HTML files, and the .zst
+// results run --shard keeps for merge, with their temporary names), so
+// that -o pointed at a directory of other files never deletes them.
 func CheckOutputDir(dir string) error {
 	info, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/compactbench/compactbench/internal/analysis"
+	"github.com/compactbench/compactbench/internal/anchors"
+	"github.com/compactbench/compactbench/internal/loader"
+)
+
+// resultCache keeps each input file's analysis results (run --cache DIR),
+// keyed by the file's content hash, its path, the analysis configuration,
+// the reader's limits and the build of compactbench, so that a re-run over a grown corpus
+// analyses only new or changed files. An entry that does not match its key
+// or its checksum, or that does not decode, is ignored and rewritten: a
+// stale or corrupt cache costs time, never correctness.
+type resultCache struct {
+	dir  string
+	salt []byte // hashes everything but the file: format, build, config
+	sets map[string]*anchors.RuleSet
+	// Hits and Misses count files served from and written to the cache.
+	Hits, Misses atomic.Int64
+}
+
+// cacheFormat changes whenever the entry layout does.
+const cacheFormat = "compactbench-cache/1"
+
+// openResultCache prepares a cache directory for a configuration.
+func openResultCache(dir string, cfg *analysis.Config, inputFormat string, limits loader.Limits) (*resultCache, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--cache: %w", err)
+	}
+	conf, err := json.Marshal(struct {
+		Config *analysis.Config
+		Limits loader.Limits
+	}{cfg, limits})
+	if err != nil {
+		return nil, fmt.Errorf("--cache: hashing the configuration: %w", err)
+	}
+	build, err := buildID()
+	if err != nil {
+		return nil, fmt.Errorf("--cache: %w", err)
+	}
+	wd, _ := os.Getwd() // relative label paths resolve against it
+	h := sha256.New()
+	for _, part := range []string{cacheFormat, version, build, string(conf), inputFormat, wd} {
+		fmt.Fprintf(h, "%d:%s;", len(part), part)
+	}
+	c := &resultCache{dir: dir, salt: h.Sum(nil), sets: map[string]*anchors.RuleSet{}}
+	if cfg.Anchors != nil {
+		for _, s := range cfg.Anchors.Sets {
+			c.sets[s.Name] = s
+		}
+	}
+	return c, nil
+}
+
+var (
+	buildOnce sync.Once
+	buildHash string
+	buildErr  error
+)
+
+// buildID hashes the running executable: a development build carries no
+// version of its own, and a changed build may count differently.
+func buildID() (string, error) {
+	buildOnce.Do(func() {
+		exe, err := os.Executable()
+		if err != nil {
+			buildErr = fmt.Errorf("finding the executable: %w", err)
+			return
+		}
+		f, err := os.Open(exe)
+		if err != nil {
+			buildErr = fmt.Errorf("hashing the executable: %w", err)
+			return
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			buildErr = fmt.Errorf("hashing the executable %s: %w", exe, err)
+			return
+		}
+		buildHash = hex.EncodeToString(h.Sum(nil))
+	})
+	return buildHash, buildErr
+}
+
+// key is a file's cache key: the salt, its path as given and its content.
+func (c *resultCache) key(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	h.Write(c.salt)
+	fmt.Fprintf(h, "%d:%s;", len(path), path)
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func (c *resultCache) file(key string) string { return filepath.Join(c.dir, key[:2], key+".json") }
+
+// cacheEntry is what an entry file holds after its header line.
+type cacheEntry struct {
+	Key     string             `json:"key"`
+	Results []*analysis.Result `json:"results"`
+}
+
+// load returns the cached results of a key, or false when there is no
+// usable entry.
+func (c *resultCache) load(key string) ([]*analysis.Result, bool) {
+	data, err := os.ReadFile(c.file(key))
+	if err != nil {
+		return nil, false
+	}
+	// Header: "<cacheFormat> <sha256 of the payload>\n".
+	nl := bytes.IndexByte(data, '\n')
+	if nl < 0 {
+		return nil, false
+	}
+	var format, sum string
+	if _, err := fmt.Sscanf(string(data[:nl]), "%s %s", &format, &sum); err != nil || format != cacheFormat {
+		return nil, false
+	}
+	payload := data[nl+1:]
+	if got := sha256.Sum256(payload); hex.EncodeToString(got[:]) != sum {
+		return nil, false
+	}
+	var e cacheEntry
+	if err := json.Unmarshal(payload, &e); err != nil || e.Key != key {
+		return nil, false
+	}
+	if linkRuleSets(e.Results, c.sets) != nil {
+		return nil, false
+	}
+	return e.Results, true
+}
+
+// store writes results under a key (atomically: a temporary file renamed).
+// Failing to write is not an error of the run; the entry is just missing.
+func (c *resultCache) store(key string, rs []*analysis.Result) {
+	// The rule sets are the configuration's (load links them again by name).
+	payload, err := json.Marshal(cacheEntry{Key: key, Results: withoutRuleSets(rs)})
+	if err != nil {
+		return // e.g. a NaN figure: not cacheable, recomputed next time
+	}
+	sum := sha256.Sum256(payload)
+	path := c.file(key)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := fmt.Fprintf(tmp, "%s %s\n", cacheFormat, hex.EncodeToString(sum[:]))
+	if werr == nil {
+		_, werr = tmp.Write(payload)
+	}
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), path) != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+// analyze is analyzeFile through the cache.
+func (c *resultCache) analyze(analyzeFn func() ([]*analysis.Result, error), path string) ([]*analysis.Result, error) {
+	key, err := c.key(path)
+	if err != nil {
+		return analyzeFn() // the reader reports the file's problem
+	}
+	if rs, ok := c.load(key); ok {
+		c.Hits.Add(1)
+		return rs, nil
+	}
+	rs, err := analyzeFn()
+	if err == nil {
+		c.Misses.Add(1)
+		c.store(key, rs)
+	}
+	return rs, err
+}

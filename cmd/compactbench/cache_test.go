@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/compactbench/compactbench/internal/testutil"
+)
+
+// copyTree copies the regular files under src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sameOutputs fails unless two output directories hold the same files with
+// the same bytes.
+func sameOutputs(t *testing.T, a, b string) {
+	t.Helper()
+	read := func(dir string) map[string][]byte {
+		out := map[string][]byte{}
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				data, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rel, _ := filepath.Rel(dir, p)
+				out[rel] = data
+			}
+			return err
+		})
+		return out
+	}
+	fa, fb := read(a), read(b)
+	if len(fa) == 0 {
+		t.Fatalf("%s: no outputs", a)
+	}
+	for name, data := range fa {
+		if other, ok := fb[name]; !ok {
+			t.Errorf("%s is in %s only", name, a)
+		} else if !bytes.Equal(data, other) {
+			t.Errorf("%s differs between %s and %s", name, a, b)
+		}
+	}
+	for name := range fb {
+		if _, ok := fa[name]; !ok {
+			t.Errorf("%s is in %s only", name, b)
+		}
+	}
+}
+
+var cacheLine = regexp.MustCompile(`cache .*: (\d+) files reused, (\d+) analysed`)
+
+// cachedRun runs the run command with a cache and returns how many files it
+// reused and analysed.
+func cachedRun(t *testing.T, cache, out string, args ...string) (reused, analysed int) {
+	t.Helper()
+	code, _, stderr := runCLI(t, append([]string{"run", "--no-progress", "--format", "all", "--cache", cache, "-o", out}, args...)...)
+	if code != 0 {
+		t.Fatalf("run exited %d: %s", code, stderr)
+	}
+	m := cacheLine.FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no cache line in %q", stderr)
+	}
+	reused, _ = strconv.Atoi(m[1])
+	analysed, _ = strconv.Atoi(m[2])
+	return reused, analysed
+}
+
+func plainRun(t *testing.T, out string, args ...string) {
+	t.Helper()
+	code, _, stderr := runCLI(t, append([]string{"run", "--no-progress", "--format", "all", "-q", "-o", out}, args...)...)
+	if code != 0 {
+		t.Fatalf("run exited %d: %s", code, stderr)
+	}
+}
+
+// TestRunCache: a warm run reuses every file and writes what a cold run
+// writes; a changed file, a new file and a corrupt entry are analysed again
+// and only they; the outputs always equal a run without the cache.
+func TestRunCache(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	copyTree(t, "../../corpora", corpus)
+	cache := filepath.Join(dir, "cache")
+	nfiles := countInputs(t, corpus)
+
+	plainRun(t, filepath.Join(dir, "plain"), corpus)
+	if r, a := cachedRun(t, cache, filepath.Join(dir, "cold"), corpus); r != 0 || a != nfiles {
+		t.Fatalf("cold run: %d reused, %d analysed; want 0, %d", r, a, nfiles)
+	}
+	if r, a := cachedRun(t, cache, filepath.Join(dir, "warm"), corpus); r != nfiles || a != 0 {
+		t.Fatalf("warm run: %d reused, %d analysed; want %d, 0", r, a, nfiles)
+	}
+	sameOutputs(t, filepath.Join(dir, "plain"), filepath.Join(dir, "cold"))
+	sameOutputs(t, filepath.Join(dir, "plain"), filepath.Join(dir, "warm"))
+
+	// Change one session (drop its last line), add another.
+	changed := firstSession(t, corpus)
+	data, err := os.ReadFile(changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimRight(string(data), "\n"), "\n")
+	if err := os.WriteFile(changed, []byte(strings.Join(lines[:len(lines)-1], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(changed), "added-copy.jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plainRun(t, filepath.Join(dir, "plain2"), corpus)
+	if r, a := cachedRun(t, cache, filepath.Join(dir, "grown"), corpus); r != nfiles-1 || a != 2 {
+		t.Fatalf("after changing one file and adding one: %d reused, %d analysed; want %d, 2", r, a, nfiles-1)
+	}
+	sameOutputs(t, filepath.Join(dir, "plain2"), filepath.Join(dir, "grown"))
+
+	// Corrupt every entry in a different way: each is ignored, never read.
+	entries, _ := filepath.Glob(filepath.Join(cache, "*", "*.json"))
+	if len(entries) < 3 {
+		t.Fatalf("cache holds %d entries", len(entries))
+	}
+	for i, e := range entries {
+		data, err := os.ReadFile(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch i % 3 {
+		case 0: // a flipped digit in the payload (the checksum catches it)
+			if k := bytes.IndexAny(data[bytes.IndexByte(data, '\n'):], "123456789"); k >= 0 {
+				data[bytes.IndexByte(data, '\n')+k] ^= 1
+			}
+		case 1: // truncated
+			data = data[:len(data)/2]
+		case 2: // another file's entry under this key
+			other, _ := os.ReadFile(entries[(i+1)%len(entries)])
+			data = other
+		}
+		if err := os.WriteFile(e, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, a := cachedRun(t, cache, filepath.Join(dir, "corrupt"), corpus); r != 0 || a != nfiles+1 {
+		t.Fatalf("with every entry corrupt: %d reused, %d analysed; want 0, %d", r, a, nfiles+1)
+	}
+	sameOutputs(t, filepath.Join(dir, "plain2"), filepath.Join(dir, "corrupt"))
+
+	// Another configuration does not read this one's entries.
+	if r, _ := cachedRun(t, cache, filepath.Join(dir, "w60k"), "--window", "60000", corpus); r != 0 {
+		t.Fatalf("--window 60000 reused %d entries of the default configuration", r)
+	}
+}
+
+// TestRunCacheRealCorpus: warm == cold on the shared corpus of real sessions.
+func TestRunCacheRealCorpus(t *testing.T) {
+	corpus := testutil.RealCorpus(t)
+	if testing.Short() {
+		t.Skip("three runs of the real corpus")
+	}
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	plainRun(t, filepath.Join(dir, "plain"), corpus)
+	cachedRun(t, cache, filepath.Join(dir, "cold"), corpus)
+	if r, a := cachedRun(t, cache, filepath.Join(dir, "warm"), corpus); a != 0 || r == 0 {
+		t.Fatalf("warm run: %d reused, %d analysed", r, a)
+	}
+	sameOutputs(t, filepath.Join(dir, "plain"), filepath.Join(dir, "cold"))
+	sameOutputs(t, filepath.Join(dir, "plain"), filepath.Join(dir, "warm"))
+}
+
+func countInputs(t *testing.T, dir string) int {
+	t.Helper()
+	var n int
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.HasSuffix(p, "labels.jsonl") &&
+			(strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".traj")) {
+			n++
+		}
+		return err
+	})
+	return n
+}
+
+// firstSession is the first .jsonl transcript (not a label file) under dir.
+func firstSession(t *testing.T, dir string) string {
+	t.Helper()
+	var found string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && found == "" && !d.IsDir() && strings.HasSuffix(p, ".jsonl") && !strings.HasSuffix(p, "labels.jsonl") {
+			found = p
+		}
+		return err
+	})
+	if found == "" {
+		t.Fatal("no session under " + dir)
+	}
+	return found
+}
