@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -405,6 +406,23 @@ func (p *parser) cond(n *yaml.Node) *Cond {
 	case "response":
 		c.Kind = CondResponse
 		c.Text = p.text(f.v, "response")
+	case "next_user":
+		c.Kind = CondNextUser
+		c.Text = p.text(f.v, "next_user")
+	case "changed":
+		c.Kind = CondChanged
+		c.Bool = p.boolean(f.v, "changed")
+	case "fail_then_pass":
+		c.Kind = CondFailThenPass
+		c.Bool = p.boolean(f.v, "fail_then_pass")
+	case "git":
+		c.Kind = CondGit
+		c.Git = p.strs(f.v, "git")
+		for _, g := range c.Git {
+			if !slices.Contains(GitKinds, g) {
+				p.errf(f.v, "git: unknown milestone %q (known: %s)", g, strings.Join(GitKinds, ", "))
+			}
+		}
 	}
 	return c
 }
@@ -481,7 +499,7 @@ func (p *parser) text(n *yaml.Node, what string) *Text {
 		t.Kids = p.textList(n, what)
 		return t
 	}
-	fs := p.fields(n, what, "contains", "regex", "case", "longer_than", "shorter_than", "all", "any", "not")
+	fs := p.fields(n, what, "contains", "regex", "case", "longer_than", "shorter_than", "all", "any", "not", "says")
 	var op *field
 	var caseF *field
 	for i := range fs {
@@ -497,7 +515,7 @@ func (p *parser) text(n *yaml.Node, what string) *Text {
 	}
 	if op == nil {
 		if n.Kind == yaml.MappingNode {
-			p.errf(n, "%s: no matcher (contains, regex, longer_than, shorter_than, all, any, not)", what)
+			p.errf(n, "%s: no matcher (contains, regex, says, longer_than, shorter_than, all, any, not)", what)
 		}
 		return t
 	}
@@ -533,6 +551,14 @@ func (p *parser) text(n *yaml.Node, what string) *Text {
 	case "not":
 		t.Op = TextNot
 		t.Kids = []*Text{p.text(op.v, what)}
+	case "says":
+		t.Op = TextSays
+		t.Lexicons = p.strs(op.v, "says")
+		for _, l := range t.Lexicons {
+			if _, ok := lexicons[l]; !ok {
+				p.errf(op.v, "says: unknown lexicon %q (known: %s)", l, strings.Join(LexiconNames(), ", "))
+			}
+		}
 	}
 	needsCase := t.Op == TextContains || t.Op == TextRegex
 	switch {

@@ -3,6 +3,7 @@ package anchors
 import (
 	"encoding/binary"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,6 +39,8 @@ type leaf struct {
 type compiledSet struct {
 	set   *RuleSet
 	rules [][]*cnode // per rule, its conditions (all must hold), cheapest first
+	// usesNext: some rule looks at the next turn's prompt (next_user).
+	usesNext bool
 }
 
 // cnode is a compiled turn condition.
@@ -47,6 +50,7 @@ type cnode struct {
 	b       bool
 	tools   toolSet
 	success int8 // -1 any, 0 must fail, 1 must succeed
+	git     uint8 // CondGit: bit k for GitKinds[k]
 	last    bool
 	min     int // calls or results that must match
 	command *tnode
@@ -111,10 +115,21 @@ func compile(sets ...*RuleSet) *program {
 		cs := &compiledSet{set: s}
 		for _, r := range s.Rules {
 			cs.rules = append(cs.rules, p.condList(r.When))
+			cs.usesNext = cs.usesNext || usesNext(r.When)
 		}
 		p.sets = append(p.sets, cs)
 	}
 	return p
+}
+
+// usesNext reports whether a condition looks at the next turn.
+func usesNext(cs []*Cond) bool {
+	for _, c := range cs {
+		if c.Kind == CondNextUser || usesNext(c.Kids) {
+			return true
+		}
+	}
+	return false
 }
 
 // condList compiles a conjunction and orders it cheapest first; the order
@@ -156,9 +171,16 @@ func (p *program) cond(c *Cond) *cnode {
 		n.last = r.Last
 		n.output, n.command = p.text(r.Output), p.text(r.Command)
 		n.cost = 1 + max(n.output.costOf(), n.command.costOf())
-	case CondUser, CondResponse:
+	case CondUser, CondResponse, CondNextUser:
 		n.text = p.text(c.Text)
 		n.cost = 1 + n.text.costOf()
+	case CondChanged, CondFailThenPass:
+		n.cost = 2
+	case CondGit:
+		for _, g := range c.Git {
+			n.git |= 1 << slices.Index(GitKinds, g)
+		}
+		n.cost = 2
 	}
 	return n
 }
@@ -210,6 +232,9 @@ func (p *program) text(t *Text) *tnode {
 		l.pre = newPrefilter(t.Pattern, t.Fold)
 	case TextLongerThan, TextShorterThan:
 		n.cost = 1
+	case TextSays:
+		l.needles = append([]string(nil), t.Lexicons...)
+		n.cost = 4
 	}
 	key := strconv.Itoa(int(l.op)) + "|" + strconv.FormatBool(l.fold) + "|" + strconv.Itoa(l.n) + "|" +
 		t.Pattern + "|" + strings.Join(l.needles, "\x00")
@@ -334,6 +359,12 @@ func (t *text) leaf(l *leaf, id int32) bool {
 		v = len(t.s) > l.n
 	case TextShorterThan:
 		v = len(t.s) < l.n
+	case TextSays:
+		for _, lex := range l.needles {
+			if v = Says(lex, t.low()); v {
+				break
+			}
+		}
 	}
 	t.known[w] |= bit
 	if v {
@@ -377,6 +408,11 @@ type resultFacts struct {
 type turnFacts struct {
 	prevErr        bool
 	user, response text
+	// next is the next turn's prompt ("" for the last turn).
+	next    text
+	changed bool
+	ftp     bool
+	git     uint8
 	calls          []callFacts
 	results        []resultFacts
 }
@@ -390,7 +426,7 @@ func (p *program) facts(turns []transcript.Turn) []turnFacts {
 		nresults += len(turns[i].ToolResults)
 	}
 	// One allocation each for the memo bits, the calls and the results.
-	slab := make([]uint64, 2*(2*len(turns)+3*ncalls+2*nresults)*nw)
+	slab := make([]uint64, 2*(3*len(turns)+3*ncalls+2*nresults)*nw)
 	take := func(s string) text {
 		t := text{s: s, known: slab[:nw:nw], val: slab[nw : 2*nw : 2*nw]}
 		slab = slab[2*nw:]
@@ -405,6 +441,16 @@ func (p *program) facts(turns []transcript.Turn) []turnFacts {
 		f := &out[i]
 		f.prevErr = t.PreviousError
 		f.user, f.response = take(t.UserMessage), take(t.AssistantResponse)
+		next := ""
+		if i+1 < len(turns) {
+			next = turns[i+1].UserMessage
+		}
+		f.next = take(next)
+		f.changed = len(ChangedFiles(t)) > 0
+		f.ftp = FailThenPass(t)
+		for _, g := range GitMilestones(t) {
+			f.git |= 1 << slices.Index(GitKinds, g)
+		}
 		f.calls, calls = calls[:len(t.ToolCalls):len(t.ToolCalls)], calls[len(t.ToolCalls):]
 		for j := range t.ToolCalls {
 			c := &t.ToolCalls[j]
@@ -486,8 +532,27 @@ func (p *program) holds(n *cnode, f *turnFacts) bool {
 		return p.match(n.text, &f.user)
 	case CondResponse:
 		return p.match(n.text, &f.response)
+	case CondNextUser:
+		return p.match(n.text, &f.next)
+	case CondChanged:
+		return f.changed == n.b
+	case CondFailThenPass:
+		return f.ftp == n.b
+	case CondGit:
+		return f.git&n.git != 0
 	}
 	return false
+}
+
+// blind returns a copy of f that cannot see the next turn (its prompt is
+// empty), for a turn at the end of a window: at a compaction point the next
+// prompt has not been recorded yet.
+func (p *program) blind(f *turnFacts) turnFacts {
+	b := *f
+	nw := (len(p.leaves) + 63) / 64
+	m := make([]uint64, 2*nw)
+	b.next = text{known: m[:nw:nw], val: m[nw:]}
+	return b
 }
 
 func (p *program) callMatches(n *cnode, c *callFacts) bool {
