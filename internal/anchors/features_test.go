@@ -69,7 +69,7 @@ func TestGitMilestones(t *testing.T) {
 		{"https://github.com/me/app/pull/42\n", true, []string{GitPR}},
 		{"Updating 1a2b3c4..5d6e7f8\nFast-forward\n a.go | 2 +-", true, []string{GitMerge}},
 		{"[main 1a2b3c4] Fix login redirect", false, nil}, // a failed result shows nothing
-		{"see [main 1a2b3c4] in the log", true, nil},       // not at a line start
+		{"see [main 1a2b3c4] in the log", true, nil},      // not at a line start
 		{"nothing to commit, working tree clean", true, nil},
 	} {
 		tr := turn("commit").run("Bash", "git commit -m x", c.ok, c.out).t

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"

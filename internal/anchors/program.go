@@ -49,7 +49,7 @@ type cnode struct {
 	kids    []*cnode
 	b       bool
 	tools   toolSet
-	success int8 // -1 any, 0 must fail, 1 must succeed
+	success int8  // -1 any, 0 must fail, 1 must succeed
 	git     uint8 // CondGit: bit k for GitKinds[k]
 	last    bool
 	min     int // calls or results that must match
@@ -413,8 +413,8 @@ type turnFacts struct {
 	changed bool
 	ftp     bool
 	git     uint8
-	calls          []callFacts
-	results        []resultFacts
+	calls   []callFacts
+	results []resultFacts
 }
 
 // facts builds the facts of every turn, with one memo slab for all texts.
