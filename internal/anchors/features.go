@@ -91,9 +91,63 @@ func CommandWrites(cmd string) []string {
 	return out
 }
 
-// ChangedFiles returns the files the turn changed, in order, without
-// duplicates: the paths of successful edit-tool calls and the files
-// successful shell commands wrote, leaving out scratch paths under a
+// systemChangeRE finds commands that change the machine rather than a
+// file the command names: installing or removing packages, starting or
+// restarting services, writing settings, creating branches, removing files,
+// migrating a database.
+var systemChangeRE = regexp.MustCompile(`(?m)(?:^|[;&|(]\s*|sudo\s+)(brew (?:install|uninstall|upgrade|reinstall|remove|services (?:start|restart|stop))|apt(?:-get)? (?:-y )?(?:install|remove|purge|upgrade)|dnf (?:install|remove)|yum (?:install|remove)|opkg (?:install|remove)|pip3? install|uv (?:add|pip install|sync)|npm (?:install|i|uninstall|ci)\b|pnpm (?:add|remove|install)|yarn (?:add|remove)|cargo (?:add|install)|go (?:get|install)|systemctl (?:--user )?(?:enable|disable|restart|start|stop|reload)|service \S+ (?:restart|start|stop|reload)|launchctl (?:load|unload|bootstrap|bootout|kickstart)|uci (?:set|delete|commit|add)|defaults write|git (?:checkout -b|switch -c|mv|rm|restore|reset --hard|init|clone)|chmod|chown|rm|rmdir|unlink|ln -s|docker (?:compose )?(?:up|run|build|rm|restart)|kubectl (?:apply|delete|rollout)|python3? manage\.py (?:migrate|makemigrations)|gh auth login|crontab|useradd|usermod|sysctl -w|ufw|iptables|mkdir|/etc/init\.d/\S+ (?:restart|start|stop|reload|enable|disable))\b`)
+
+// SystemChanges returns the commands within cmd that change the machine
+// (see systemChangeRE), e.g. "brew install", "systemctl restart".
+func SystemChanges(cmd string) []string {
+	var out []string
+	for _, m := range systemChangeRE.FindAllStringSubmatchIndex(cmd, -1) {
+		verb := cmd[m[2]:m[3]]
+		if scratchOnly(cmd[m[3]:]) {
+			continue
+		}
+		out = append(out, verb)
+	}
+	return out
+}
+
+// scratchOnly reports whether the arguments up to the end of the command
+// (the next ;, & or | or line end) that look like paths are all scratch
+// paths, and there is at least one.
+func scratchOnly(rest string) bool {
+	if i := strings.IndexAny(rest, ";&|\n"); i >= 0 {
+		rest = rest[:i]
+	}
+	n := 0
+	for _, a := range strings.Fields(rest) {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if !IsScratchPath(a) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// EditedFiles returns the paths of the turn's successful edit-tool calls
+// (Edit, Write, apply_patch...), scratch paths left out: the "any turn with
+// a successful edit" baseline.
+func EditedFiles(t *transcript.Turn) []string {
+	var out []string
+	for _, p := range ChangedFiles(t) {
+		if !strings.HasPrefix(p, "$ ") && !strings.Contains(p, " (by command)") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ChangedFiles returns what the turn changed, in order, without
+// duplicates: the paths of successful edit-tool calls, the files successful
+// shell commands wrote ("PATH (by command)") and the machine-changing
+// commands they ran ("$ brew install"), leaving out scratch paths under a
 // temporary directory.
 func ChangedFiles(t *transcript.Turn) []string {
 	ok := map[string]bool{}
@@ -105,7 +159,7 @@ func ChangedFiles(t *transcript.Turn) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {
-		if p != "" && !seen[p] && !IsScratchPath(p) {
+		if p != "" && !seen[p] && !IsScratchPath(strings.TrimPrefix(p, "$ ")) {
 			seen[p] = true
 			out = append(out, p)
 		}
@@ -125,7 +179,10 @@ func ChangedFiles(t *transcript.Turn) []string {
 			}
 		case c.Command != "":
 			for _, p := range CommandWrites(c.Command) {
-				add(p)
+				add(p + " (by command)")
+			}
+			for _, s := range SystemChanges(c.Command) {
+				add("$ " + s)
 			}
 		}
 	}

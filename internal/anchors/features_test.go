@@ -89,11 +89,13 @@ func TestChangedFiles(t *testing.T) {
 		{"failed edit", turn("x").run("Edit", "/src/app.go", false, "old_string not found"), nil},
 		{"scratch write", turn("x").run("Write", "/tmp/probe.py", true, "ok"), nil},
 		{"read only", turn("x").run("Read", "/src/app.go", true, "package main").run("Bash", "ls -la", true, "x"), nil},
-		{"redirect", turn("x").run("Bash", "echo 'x=1' > config.ini", true, ""), []string{"config.ini"}},
-		{"heredoc", turn("x").run("Bash", "cat > notes.md <<'EOF'\nline > ignored.txt\nEOF", true, ""), []string{"notes.md"}},
-		{"sed -i", turn("x").run("Bash", "sed -i 's/a/b/' src/main.c", true, ""), []string{"src/main.c"}},
+		{"redirect", turn("x").run("Bash", "echo 'x=1' > config.ini", true, ""), []string{"config.ini (by command)"}},
+		{"heredoc", turn("x").run("Bash", "cat > notes.md <<'EOF'\nline > ignored.txt\nEOF", true, ""), []string{"notes.md (by command)"}},
+		{"sed -i", turn("x").run("Bash", "sed -i 's/a/b/' src/main.c", true, ""), []string{"src/main.c (by command)"}},
 		{"dev null", turn("x").run("Bash", "make 2>&1 > /dev/null", true, ""), nil},
-		{"tee", turn("x").run("Bash", "echo hi | tee -a log.txt", true, "hi"), []string{"log.txt"}},
+		{"system", turn("x").run("Bash", "sudo opkg remove kmod-usb-net && /etc/init.d/network restart", true, ""), []string{"$ opkg remove", "$ /etc/init.d/network restart"}},
+		{"scratch rm", turn("x").run("Bash", "rm /tmp/probe.txt", true, ""), nil},
+		{"tee", turn("x").run("Bash", "echo hi | tee -a log.txt", true, "hi"), []string{"log.txt (by command)"}},
 	} {
 		tr := c.b.t
 		if got := ChangedFiles(&tr); !slices.Equal(got, c.want) {
@@ -103,7 +105,7 @@ func TestChangedFiles(t *testing.T) {
 	patch := turn("x")
 	patch.t.ToolCalls = append(patch.t.ToolCalls, toolCall("p1", "apply_patch", "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-a\n+b\n*** End Patch"))
 	patch.result(true, "Success. Updated the following files:\nM src/lib.rs")
-	if got := ChangedFiles(&patch.t); !slices.Equal(got, []string{"src/lib.rs"}) {
+	if got := EditedFiles(&patch.t); !slices.Equal(got, []string{"src/lib.rs"}) {
 		t.Errorf("apply_patch: %v", got)
 	}
 }

@@ -39,11 +39,13 @@ var lexicons = map[string][]string{
 	// The user gives the go-ahead to carry out what was proposed.
 	"go-ahead": {
 		"go ahead", "do it", "proceed", "go for it", "please do", "yes please", "sounds good", "let's do it",
-		"lets do it", "make it so", "implement it", "ship it", "commit it", "push it", "commit and push", "yes,", "yes ",
-		"执行", "全部执行", "继续", "开始吧", "可以push", "提交吧", "推送", "照做", "就这样", "按这个",
-		"お願いします", "進めて", "実行して", "やって", "それで",
-		"해줘", "진행", "해주세요", "시작해", "그렇게 해",
-		"adelante", "hazlo", "procede", "continúa", "dale",
+		"lets do it", "make it so", "implement it", "ship it", "commit it", "push it", "commit and push", "yes", "yep",
+		"yeah", "ok", "okay", "sure", "approved", "agreed", "confirmed", "let's do option", "lets do option",
+		"go with option", "option 1", "option 2", "option a", "option b",
+		"同意", "确认", "確認", "执行", "全部执行", "继续", "开始吧", "可以push", "提交吧", "推送", "照做", "就这样", "按这个", "好", "行", "可以",
+		"お願いします", "進めて", "実行して", "やって", "それで", "はい", "了解", "承認",
+		"해줘", "진행", "해주세요", "시작해", "그렇게 해", "네", "응", "좋아요", "오케이",
+		"adelante", "hazlo", "procede", "continúa", "dale", "sí", "vale", "de acuerdo",
 	},
 	// The user turns the work in a new direction or starts a new task.
 	"direction": {
