@@ -153,6 +153,8 @@ func (p *program) explain(n *cnode, f *turnFacts, t *transcript.Turn) CondExplan
 		}
 	case CondFailThenPass:
 		ce.Detail = "a command failed and then passed: " + strconv.FormatBool(f.ftp)
+	case CondChecked:
+		ce.Detail = "a command that changes nothing ran after the first change: " + strconv.FormatBool(f.checked)
 	case CondGit:
 		if g := GitMilestones(t); len(g) > 0 {
 			ce.Detail = "shown: " + strings.Join(g, ", ")
@@ -272,6 +274,8 @@ func CondString(c *Cond) string {
 		return "changed: " + strconv.FormatBool(c.Bool)
 	case CondFailThenPass:
 		return "fail_then_pass: " + strconv.FormatBool(c.Bool)
+	case CondChecked:
+		return "checked: " + strconv.FormatBool(c.Bool)
 	case CondGit:
 		return "git: any of [" + strings.Join(c.Git, ", ") + "]"
 	}

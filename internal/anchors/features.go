@@ -150,43 +150,71 @@ func EditedFiles(t *transcript.Turn) []string {
 // commands they ran ("$ brew install"), leaving out scratch paths under a
 // temporary directory.
 func ChangedFiles(t *transcript.Turn) []string {
-	ok := map[string]bool{}
+	files, _ := changes(t)
+	return files
+}
+
+// CheckedAfterChange reports whether, after the turn's first successful
+// change (ChangedFiles), a shell command that changes nothing itself ran
+// successfully: a test, build, run of the program, request or listing
+// that looks at the result.
+func CheckedAfterChange(t *transcript.Turn) bool {
+	_, checked := changes(t)
+	return checked
+}
+
+// changes is ChangedFiles and CheckedAfterChange in one pass.
+func changes(t *transcript.Turn) (files []string, checked bool) {
+	ok := make(map[string]bool, len(t.ToolResults))
 	for _, r := range t.ToolResults {
 		if r.Success {
 			ok[r.ID] = true
 		}
 	}
-	var out []string
-	seen := map[string]bool{}
-	add := func(p string) {
-		if p != "" && !seen[p] && !IsScratchPath(strings.TrimPrefix(p, "$ ")) {
-			seen[p] = true
-			out = append(out, p)
+	var seen map[string]bool
+	add := func(p string) bool {
+		if p == "" || IsScratchPath(strings.TrimPrefix(p, "$ ")) {
+			return false
 		}
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		if !seen[p] {
+			seen[p] = true
+			files = append(files, p)
+		}
+		return true
 	}
-	for _, c := range t.ToolCalls {
+	changed := false
+	for i := range t.ToolCalls {
+		c := &t.ToolCalls[i]
 		if !ok[c.ID] {
 			continue
 		}
+		this := false
 		switch {
 		case editTools[c.Name]:
 			if c.Path != "" {
-				add(c.Path)
+				this = add(c.Path)
 			} else {
 				for _, m := range patchFileRE.FindAllStringSubmatch(c.Input, -1) {
-					add(strings.TrimSpace(m[1]))
+					this = add(strings.TrimSpace(m[1])) || this
 				}
 			}
 		case c.Command != "":
 			for _, p := range CommandWrites(c.Command) {
-				add(p + " (by command)")
+				this = add(p+" (by command)") || this
 			}
 			for _, s := range SystemChanges(c.Command) {
-				add("$ " + s)
+				this = add("$ "+s) || this
+			}
+			if !this && changed {
+				checked = true
 			}
 		}
+		changed = changed || this
 	}
-	return out
+	return files, checked
 }
 
 // Git milestone kinds that the git condition recognises in successful tool
@@ -208,9 +236,13 @@ var gitRE = map[string]*regexp.Regexp{
 	GitPush: regexp.MustCompile(`(?m)^\s*(?:\+?\s*[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40}|\* \[new (?:branch|tag)\])\s+\S+\s+->\s+\S+`),
 	// a pull or merge request URL in a command's output
 	GitPR: regexp.MustCompile(`https://(?:github\.com/[\w.-]+/[\w.-]+/pull|gitlab\.[\w.]+/[\w./-]+/-/merge_requests)/\d+`),
-	// `Fast-forward`, `Merge made by the 'ort' strategy.`
-	GitMerge: regexp.MustCompile(`(?m)^(?:Fast-forward$|Merge made by )`),
+	// a fast-forward merge or pull: `Fast-forward` on a line of its own
+	GitMerge: regexp.MustCompile(`(?m)^Fast-forward$`),
 }
+
+// gitLiteral is text each milestone's output must hold (a cheap test
+// before the regex).
+var gitLiteral = map[string]string{GitCommit: "] ", GitPush: " -> ", GitPR: "https://", GitMerge: "Fast-forward"}
 
 // GitMilestones returns the git milestone kinds (GitKinds order) that some
 // successful tool result of the turn shows.
@@ -218,7 +250,7 @@ func GitMilestones(t *transcript.Turn) []string {
 	var out []string
 	for _, k := range GitKinds {
 		for _, r := range t.ToolResults {
-			if r.Success && gitRE[k].MatchString(r.Output) {
+			if r.Success && strings.Contains(r.Output, gitLiteral[k]) && gitRE[k].MatchString(r.Output) {
 				out = append(out, k)
 				break
 			}

@@ -412,6 +412,9 @@ func (p *parser) cond(n *yaml.Node) *Cond {
 	case "changed":
 		c.Kind = CondChanged
 		c.Bool = p.boolean(f.v, "changed")
+	case "checked":
+		c.Kind = CondChecked
+		c.Bool = p.boolean(f.v, "checked")
 	case "fail_then_pass":
 		c.Kind = CondFailThenPass
 		c.Bool = p.boolean(f.v, "fail_then_pass")

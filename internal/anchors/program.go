@@ -19,6 +19,9 @@ type program struct {
 	leaves []leaf
 	index  map[string]int32
 	sets   []*compiledSet
+	// uses says which turn features some condition needs (bit per
+	// CondKind), so facts computes only those.
+	uses uint32
 }
 
 // leaf is a text test that looks at the text itself.
@@ -145,6 +148,7 @@ func (p *program) condList(cs []*Cond) []*cnode {
 }
 
 func (p *program) cond(c *Cond) *cnode {
+	p.uses |= 1 << c.Kind
 	n := &cnode{kind: c.Kind, b: c.Bool, success: -1, src: c}
 	switch c.Kind {
 	case CondAll, CondAny, CondNot:
@@ -174,7 +178,7 @@ func (p *program) cond(c *Cond) *cnode {
 	case CondUser, CondResponse, CondNextUser:
 		n.text = p.text(c.Text)
 		n.cost = 1 + n.text.costOf()
-	case CondChanged, CondFailThenPass:
+	case CondChanged, CondFailThenPass, CondChecked:
 		n.cost = 2
 	case CondGit:
 		for _, g := range c.Git {
@@ -411,6 +415,7 @@ type turnFacts struct {
 	// next is the next turn's prompt ("" for the last turn).
 	next    text
 	changed bool
+	checked bool
 	ftp     bool
 	git     uint8
 	calls   []callFacts
@@ -446,10 +451,17 @@ func (p *program) facts(turns []transcript.Turn) []turnFacts {
 			next = turns[i+1].UserMessage
 		}
 		f.next = take(next)
-		f.changed = len(ChangedFiles(t)) > 0
-		f.ftp = FailThenPass(t)
-		for _, g := range GitMilestones(t) {
-			f.git |= 1 << slices.Index(GitKinds, g)
+		if p.uses&(1<<CondChanged|1<<CondChecked) != 0 {
+			files, checked := changes(t)
+			f.changed, f.checked = len(files) > 0, checked
+		}
+		if p.uses&(1<<CondFailThenPass) != 0 {
+			f.ftp = FailThenPass(t)
+		}
+		if p.uses&(1<<CondGit) != 0 {
+			for _, g := range GitMilestones(t) {
+				f.git |= 1 << slices.Index(GitKinds, g)
+			}
 		}
 		f.calls, calls = calls[:len(t.ToolCalls):len(t.ToolCalls)], calls[len(t.ToolCalls):]
 		for j := range t.ToolCalls {
@@ -538,6 +550,8 @@ func (p *program) holds(n *cnode, f *turnFacts) bool {
 		return f.changed == n.b
 	case CondFailThenPass:
 		return f.ftp == n.b
+	case CondChecked:
+		return f.checked == n.b
 	case CondGit:
 		return f.git&n.git != 0
 	}

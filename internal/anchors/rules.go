@@ -114,10 +114,11 @@ const (
 	CondChanged
 	CondGit
 	CondFailThenPass
+	CondChecked
 )
 
 var condNames = [...]string{"all", "any", "not", "previous_error", "call", "result", "user", "response",
-	"next_user", "changed", "git", "fail_then_pass"}
+	"next_user", "changed", "git", "fail_then_pass", "checked"}
 
 // String returns the kind's YAML key.
 func (k CondKind) String() string { return condNames[k] }
