@@ -118,11 +118,34 @@ func anchorConfig(rules, labelPaths []string, evidence string, foundLabels []str
 	if err != nil {
 		return nil, err
 	}
+	if labels != nil {
+		sets = withBaselines(sets)
+	}
 	ac, err := analysis.NewAnchorConfig(sets, labels, kinds)
 	if err != nil {
 		return nil, usageErr("--rules: %v", err)
 	}
 	return ac, nil
+}
+
+// withBaselines appends the trivial baseline rule sets (every turn, any
+// successful edit) that are not already there: wherever a gold F1 is shown,
+// it is shown beside theirs.
+func withBaselines(sets []*anchors.RuleSet) []*anchors.RuleSet {
+	for _, name := range anchors.BaselineSets {
+		have := false
+		for _, s := range sets {
+			have = have || s.Name == name
+		}
+		if !have {
+			b, err := anchors.Builtin(name)
+			if err != nil {
+				panic(err) // embedded
+			}
+			sets = append(sets, b)
+		}
+	}
+	return sets
 }
 
 // warnUnmatchedLabels tells the user about labels that named no transcript

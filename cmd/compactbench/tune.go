@@ -252,7 +252,9 @@ func tuneConfig(c *cli.Context, base analysis.Config, baseAnchors *analysis.Anch
 	sets := make([]*anchors.RuleSet, len(baseAnchors.Sets))
 	for i, s := range baseAnchors.Sets {
 		t, ok := thresholds[s.Name]
-		if !ok {
+		if !ok && !slices.Contains(anchors.BaselineSets, s.Name) {
+			// anchors.threshold moves the rule sets, not the trivial
+			// baselines they are compared with
 			t, ok = thresholds[""]
 		}
 		if !ok {

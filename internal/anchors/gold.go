@@ -190,25 +190,30 @@ func Agree(first, second []GoldDoc) Agreement {
 	return a
 }
 
+// Names of the built-in baseline rule sets.
+const (
+	BaselineEveryTurnSet = "baseline-every-turn"
+	BaselineAnyEditSet   = "baseline-any-edit"
+)
+
+// BaselineSets are the trivial detectors every gold F1 is shown beside.
+var BaselineSets = []string{BaselineEveryTurnSet, BaselineAnyEditSet}
+
 // BaselineEveryTurn predicts an anchor (task-completion) on every turn.
 func BaselineEveryTurn(d *GoldDoc) []Type {
-	out := make([]Type, len(d.Turns))
-	for i := range out {
-		out[i] = TaskCompletion
-	}
-	return out
+	return mustBuiltinSet(BaselineEveryTurnSet).Predict(d.Turns)
 }
 
 // BaselineAnyEdit predicts a task-completion on every turn with a
-// successful change to a file (ChangedFiles).
-func BaselineAnyEdit(d *GoldDoc) []Type {
-	out := make([]Type, len(d.Turns))
-	for i := range d.Turns {
-		if len(EditedFiles(&d.Turns[i])) > 0 {
-			out[i] = TaskCompletion
-		}
+// successful edit-tool call.
+func BaselineAnyEdit(d *GoldDoc) []Type { return mustBuiltinSet(BaselineAnyEditSet).Predict(d.Turns) }
+
+func mustBuiltinSet(name string) *RuleSet {
+	s, err := Builtin(name)
+	if err != nil {
+		panic(err) // embedded
 	}
-	return out
+	return s
 }
 
 // Predict returns the anchor type the set puts on each turn of the whole
