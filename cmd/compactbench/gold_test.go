@@ -129,3 +129,39 @@ func TestGoldRealCorpus(t *testing.T) {
 // goldCVF1 is the cross-validated turn F1 of gold-pool that the
 // documentation quotes (rounded down).
 const goldCVF1 = 0.70
+
+// TestRunReportsUnplacedLabels: a label whose index now points at another
+// prompt is moved by its uuid; one that names no prompt of the transcript
+// is a problem row and is not scored.
+func TestRunReportsUnplacedLabels(t *testing.T) {
+	dir := t.TempDir()
+	labels := `{"transcript": "3f6c1e2a-7b49-4d8e-a1c5-92e0b7d4f6a3", "turn": 0, "prompt_uuid": "016e8ca3-7424-5442-9094-30efea0b2a25", "prompt_head": "Yes, go ahead with that fix.", "type": "task-completion"}
+{"transcript": "3f6c1e2a-7b49-4d8e-a1c5-92e0b7d4f6a3", "turn": 2, "prompt_uuid": "no-such-uuid", "prompt_head": "Deploy it to production", "type": "feature-milestone"}
+`
+	lf := filepath.Join(dir, "x.labels.jsonl")
+	if err := os.WriteFile(lf, []byte(labels), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, _, errOut := runCLI(t, "run", "../../corpora/seeds/000-ex1-auth-bug.jsonl", "--labels", lf, "--rules", "codelet",
+		"--strategies", "truncate", "--format", "csv,json", "-o", out, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	problems, err := os.ReadFile(filepath.Join(out, "problems.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(problems), "x.labels.jsonl:2: prompt uuid no-such-uuid matches no turn") &&
+		!strings.Contains(string(problems), "does not agree with the label's prompt_head") {
+		t.Errorf("problems.csv lacks the unplaced label:\n%s", problems)
+	}
+	got, err := os.ReadFile(filepath.Join(out, "labels.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first label is scored on turn 1 (its uuid), not on turn 0.
+	if !strings.Contains(string(got), "x.labels.jsonl:1,1,task-completion") || strings.Contains(string(got), "feature-milestone") {
+		t.Errorf("labels.csv:\n%s", got)
+	}
+}
