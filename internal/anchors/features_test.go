@@ -185,3 +185,49 @@ func TestParseNewConditions(t *testing.T) {
 func toolCall(id, name, input string) transcript.ToolCall {
 	return transcript.ToolCall{ID: id, Name: name, Input: input}
 }
+
+// TestExplainNewConditions: inspect --explain shows each new condition's
+// verdict and what it found.
+func TestExplainNewConditions(t *testing.T) {
+	set, err := Parse([]byte(`
+name: x
+threshold: 0.5
+rules:
+  - name: all-new
+    type: feature-milestone
+    weight: 1
+    confidence: 1
+    when:
+      - changed: true
+      - checked: true
+      - git: [commit]
+      - fail_then_pass: true
+      - response: {says: done}
+`), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := turns(turn("fix and commit").
+		run("Bash", "go test ./...", false, "--- FAIL: TestX").
+		run("Edit", "/src/x.go", true, "ok").
+		run("Bash", "go test ./...", true, "ok  	example.com/x").
+		run("Bash", "git commit -am fix", true, "[main 1a2b3c4] fix\n 1 file changed").
+		say("已修复，测试通过。"))
+	ex := set.Explain(ts, 0)[0]
+	if !ex.Fired {
+		t.Fatalf("did not fire: %+v", ex)
+	}
+	want := []string{
+		"changed: true|1 files changed: /src/x.go",
+		"checked: true|ran after the first change: true",
+		"git: any of [commit]|shown: commit",
+		"fail_then_pass: true|failed and then passed: true",
+		"response says done (prose, unnegated, case-insensitive)|response",
+	}
+	for i, w := range want {
+		text, detail, _ := strings.Cut(w, "|")
+		if c := ex.Conds[i]; c.Text != text || !strings.Contains(c.Detail, detail) || !c.Held {
+			t.Errorf("condition %d: %q / %q, want %q / …%q…", i, c.Text, c.Detail, text, detail)
+		}
+	}
+}
