@@ -120,11 +120,34 @@ func anchorConfig(rules, labelPaths []string, evidence string, foundLabels []str
 	if err != nil {
 		return nil, nil, err
 	}
+	if labels != nil {
+		sets = withBaselines(sets)
+	}
 	ac, err := analysis.NewAnchorConfig(sets, labels, kinds)
 	if err != nil {
 		return nil, nil, usageErr("--rules: %v", err)
 	}
 	return ac, problems, nil
+}
+
+// withBaselines appends the trivial baseline rule sets (every turn, any
+// successful edit) that are not already there: wherever a gold F1 is shown,
+// it is shown beside theirs.
+func withBaselines(sets []*anchors.RuleSet) []*anchors.RuleSet {
+	for _, name := range anchors.BaselineSets {
+		have := false
+		for _, s := range sets {
+			have = have || s.Name == name
+		}
+		if !have {
+			b, err := anchors.Builtin(name)
+			if err != nil {
+				panic(err) // embedded
+			}
+			sets = append(sets, b)
+		}
+	}
+	return sets
 }
 
 // warnUnmatchedLabels tells the user about labels that named no transcript
@@ -194,4 +217,19 @@ func rulesList(w io.Writer) error {
 		rows = append(rows, []string{n, fmt.Sprint(s.Threshold), fmt.Sprint(len(s.Rules)), fmt.Sprint(below), syn, s.Description})
 	}
 	return report.RenderLeft(w, []string{"name", "threshold", "rules", "below threshold", "synthetic", "description"}, rows, 60)
+}
+
+// loadLabelsStrict is loadLabels for commands that score labels and nothing
+// else (agree, tune --cv): a label line that cannot be used is a usage error
+// naming its file and line, not a problem row.
+func loadLabelsStrict(found, flagged []string) (*anchors.LabelSet, error) {
+	set, problems, err := loadLabels(found, flagged)
+	if err != nil {
+		return nil, err
+	}
+	if len(problems) > 0 {
+		p := problems[0]
+		return nil, usageErr("%s:%d: %s (%d label line(s) cannot be used)", p.File, p.Line, p.Reason, len(problems))
+	}
+	return set, nil
 }

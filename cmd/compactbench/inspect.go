@@ -29,6 +29,7 @@ func newInspectCommand() *cli.Command {
 		Flags: []cli.Flag{
 			rulesFlag,
 			&cli.BoolFlag{Name: "explain", Usage: "explain every rule on every turn (or on --turn)"},
+			&cli.BoolFlag{Name: "digest", Usage: "per turn, what a labeller decides from: prompt, files changed, commands with ✓/✗, git milestones, the reply's last lines, the next prompt (no rule output)"},
 			&cli.IntFlag{Name: "turn", Value: -1, Usage: "only this turn (0-based) in --explain"},
 			inputFormatFlag(),
 		},
@@ -40,7 +41,7 @@ func newInspectCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			opts := inspectOptions{Sets: sets, Explain: c.Bool("explain"), Turn: c.Int("turn")}
+			opts := inspectOptions{Sets: sets, Explain: c.Bool("explain"), Digest: c.Bool("digest"), Turn: c.Int("turn")}
 			return inspectFile(c.Args().First(), c.String("input-format"), opts, c.App.Writer)
 		},
 	}
@@ -49,7 +50,9 @@ func newInspectCommand() *cli.Command {
 type inspectOptions struct {
 	Sets    []*anchors.RuleSet
 	Explain bool
-	// Turn restricts --explain to one turn; -1 is every turn.
+	// Digest prints the labeller's view of each turn instead of the table.
+	Digest bool
+	// Turn restricts --explain and --digest to one turn; -1 is every turn.
 	Turn int
 }
 
@@ -70,6 +73,9 @@ func inspectFile(path, format string, opts inspectOptions, w io.Writer) error {
 
 func inspect(t *transcript.Transcript, opts inspectOptions, w io.Writer) error {
 	turns := t.Turns()
+	if opts.Digest {
+		return digest(t, turns, opts.Turn, w)
+	}
 	fmt.Fprintf(w, "%s  (%s, %s, id %s): %d messages, %d turns, %d problems\n",
 		t.Path, t.Format, t.Kind, t.ID, len(t.Messages), len(turns), len(t.Problems))
 	for _, p := range t.Problems {

@@ -49,6 +49,8 @@ func newTuneCommand() *cli.Command {
 			&cli.StringFlag{Name: "format", Value: "table,csv,parquet", Usage: "outputs: table (terminal), csv, parquet"},
 			inputFormatFlag(),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
+			&cli.IntFlag{Name: "cv", Usage: "instead of a sweep: fit the rule set's rules to the gold labels with `K`-fold cross-validation by transcript and print the held-out figures beside the trivial baselines"},
+			&cli.Float64Flag{Name: "precision-floor", Value: 0.6, Usage: "with --cv: the precision the fitted rules must keep"},
 		}, metricFlags(), []cli.Flag{
 			rulesFlag, labelsFlag, evidenceFlag,
 		}, strategyFlags(), summarizerFlags()),
@@ -168,6 +170,41 @@ func thresholdKey(key string) (set string, ok bool) {
 	return "", false
 }
 
+// tuneCV is tune --cv: gold fitting instead of a sweep.
+func tuneCV(c *cli.Context, paths, found []string, sweep bool) error {
+	k, floor := c.Int("cv"), c.Float64("precision-floor")
+	switch {
+	case sweep:
+		return usageErr("tune --cv fits rules to gold labels; it takes no --set grid")
+	case k < 2:
+		return usageErr("--cv %d: give at least 2 folds", k)
+	case floor < 0 || floor > 1:
+		return usageErr("--precision-floor %v: want a number in [0, 1]", floor)
+	}
+	sets, err := loadRuleSets(c.StringSlice("rules"))
+	if err != nil {
+		return err
+	}
+	if len(sets) != 1 {
+		return usageErr("tune --cv: give exactly one rule set with --rules (the rules to choose from)")
+	}
+	labels, err := loadLabelsStrict(found, c.StringSlice("labels"))
+	if err != nil {
+		return err
+	}
+	if labels == nil {
+		return usageErr("tune --cv: no gold labels (--labels FILE or DIR)")
+	}
+	docs, problems, err := loadGold(paths, c.String("input-format"), labels)
+	if err != nil {
+		return err
+	}
+	for _, p := range problems {
+		fmt.Fprintf(c.App.ErrWriter, "label problem (not scored): %s\n", p)
+	}
+	return goldCV(c.App.Writer, sets[0], docs[0], k, floor)
+}
+
 // tuneConfig builds the analysis configuration of one setting.
 func tuneConfig(c *cli.Context, base analysis.Config, baseAnchors *analysis.AnchorConfig, axes []gridAxis, values []string) (analysis.Config, error) {
 	cc, err := compactionBase(c)
@@ -215,7 +252,9 @@ func tuneConfig(c *cli.Context, base analysis.Config, baseAnchors *analysis.Anch
 	sets := make([]*anchors.RuleSet, len(baseAnchors.Sets))
 	for i, s := range baseAnchors.Sets {
 		t, ok := thresholds[s.Name]
-		if !ok {
+		if !ok && !slices.Contains(anchors.BaselineSets, s.Name) {
+			// anchors.threshold moves the rule sets, not the trivial
+			// baselines they are compared with
 			t, ok = thresholds[""]
 		}
 		if !ok {
@@ -272,6 +311,9 @@ func tuneAction(c *cli.Context) error {
 	}
 	if len(inputs.Files) == 0 {
 		return usageErr("no transcript files under %s", strings.Join(paths, ", "))
+	}
+	if c.IsSet("cv") {
+		return tuneCV(c, paths, inputs.Labels, len(axes) > 0)
 	}
 	var base analysis.Config
 	// Only the metric ruler is needed: tune reports no ruler errors.

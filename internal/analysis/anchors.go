@@ -95,15 +95,18 @@ func analyzeAnchors(t *transcript.Transcript, turns []transcript.Turn, ac *Ancho
 	var goldTruth, evTruth *anchors.Truth
 	goldAt := make([][]string, n)
 	if labelled {
+		// A label is scored only on the turn its prompt names; one that
+		// cannot be placed is a problem row, never scored elsewhere.
+		var bad []anchors.UnplacedLabel
+		gold, bad = anchors.ResolveLabels(gold, turns)
+		for _, b := range bad {
+			r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID,
+				Reason: fmt.Sprintf("label %s:%d: %s", b.Label.File, b.Label.Line, b.Reason)})
+		}
 		goldTruth = anchors.NewTruth(n)
 		for _, l := range gold {
 			goldTruth.Add(l.Turn, l.Type)
-			if l.Turn < n {
-				goldAt[l.Turn] = appendUnique(goldAt[l.Turn], string(l.Type))
-			} else {
-				r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID,
-					Reason: fmt.Sprintf("label %s:%d: turn %d but the transcript has %d turns", l.File, l.Line, l.Turn, n)})
-			}
+			goldAt[l.Turn] = appendUnique(goldAt[l.Turn], string(l.Type))
 		}
 	}
 	var evidence []anchors.Evidence
@@ -140,9 +143,7 @@ func analyzeAnchors(t *transcript.Transcript, turns []transcript.Turn, ac *Ancho
 	for _, l := range gold {
 		row := LabelRow{Path: t.Path, TranscriptID: t.ID, Source: "gold", Kind: fmt.Sprintf("%s:%d", l.File, l.Line),
 			Turn: int64(l.Turn), Type: string(l.Type), Note: l.Note}
-		if l.Turn < n {
-			row.DetectedBy = strings.Join(detected[l.Turn], ";")
-		}
+		row.DetectedBy = strings.Join(detected[l.Turn], ";")
 		r.Labels = append(r.Labels, row)
 	}
 	for _, e := range evidence {

@@ -93,24 +93,42 @@ func (p *program) evaluate(turns []transcript.Turn) []*Evaluation {
 		e := &Evaluation{Set: cs.set, turns: turns, nrules: nr,
 			matched: make([]bool, len(turns)*nr), fired: make([]int16, len(turns)), ctx: ctx}
 		for i := range turns {
-			e.fired[i] = -1
-			for r, conds := range cs.rules {
-				ok := true
-				for _, c := range conds {
-					if !p.holds(c, &facts[i]) {
-						ok = false
-						break
-					}
-				}
-				e.matched[i*nr+r] = ok
-				if ok && e.fired[i] < 0 && !cs.set.Rules[r].BelowThreshold(cs.set) {
-					e.fired[i] = int16(r)
-				}
+			e.fired[i] = p.fire(cs, &facts[i], e.matched[i*nr:(i+1)*nr])
+		}
+		if cs.usesNext {
+			// What the set finds on a turn whose next prompt is not
+			// recorded yet: the last turn of a window (Anchors).
+			e.blind = make([]int16, len(turns))
+			scratch := make([]bool, nr)
+			for i := range turns {
+				b := p.blind(&facts[i])
+				e.blind[i] = p.fire(cs, &b, scratch)
 			}
 		}
 		out[k] = e
 	}
 	return out
+}
+
+// fire evaluates every rule of cs on a turn's facts, recording in matched
+// whether each rule's conditions held, and returns the rule that fires
+// (-1 for none).
+func (p *program) fire(cs *compiledSet, f *turnFacts, matched []bool) int16 {
+	fired := int16(-1)
+	for r, conds := range cs.rules {
+		ok := true
+		for _, c := range conds {
+			if !p.holds(c, f) {
+				ok = false
+				break
+			}
+		}
+		matched[r] = ok
+		if ok && fired < 0 && !cs.set.Rules[r].BelowThreshold(cs.set) {
+			fired = int16(r)
+		}
+	}
+	return fired
 }
 
 // Evaluation is the outcome of one rule set on a list of turns. It keeps a
@@ -121,6 +139,9 @@ type Evaluation struct {
 	nrules  int
 	matched []bool
 	fired   []int16
+	// blind is fired for a turn whose next prompt is unknown; nil when no
+	// rule of the set looks at the next turn.
+	blind []int16
 	// ctx is shared by the evaluations of one Suite.Evaluate call.
 	ctx *contexts
 }
@@ -136,11 +157,16 @@ func (e *Evaluation) Matched(i, r int) bool { return e.matched[i*e.nrules+r] }
 func (e *Evaluation) Fired(i int) int { return int(e.fired[i]) }
 
 // Anchors returns the natural anchors of turns[from:to], with Turn relative
-// to from.
+// to from. The window's last turn is judged without its next prompt: in
+// replay, that prompt comes after the compaction point, and a rule may not
+// see the future.
 func (e *Evaluation) Anchors(from, to int) []Anchor {
 	var out []Anchor
 	for i := from; i < to; i++ {
 		r := e.fired[i]
+		if i == to-1 && e.blind != nil {
+			r = e.blind[i]
+		}
 		if r < 0 {
 			continue
 		}

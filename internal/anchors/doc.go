@@ -16,6 +16,23 @@
 //	                output, the command of its call, last result only;
 //	                `min: N` for at least N results)
 //	user, response  the user message / the assistant response matches
+//	next_user       the next turn's prompt matches; at the end of a window
+//	                (a compaction point in replay) the next prompt is not
+//	                recorded yet, so it is tested as empty there (never the
+//	                future)
+//	changed         true: the turn changed something outside a temp dir (a
+//	                successful edit-tool call, a file a command wrote, a
+//	                machine-changing command such as brew install or
+//	                systemctl restart; ChangedFiles)
+//	checked         true: after its first change, a command that changes
+//	                nothing ran successfully (a test, build, run, request or
+//	                listing looked at the result)
+//	git             a successful result shows a git milestone: commit (a
+//	                commit header "[main 1a2b3c4] msg"), push (a ref update
+//	                "1a2b..5d6e  main -> main"), pr (a pull/merge request
+//	                URL), merge ("Fast-forward")
+//	fail_then_pass  true: a command failed and a later run of the same
+//	                program passed within the turn
 //	all, any, not   composition
 //
 // Text matchers (contains, regex, longer_than, shorter_than, all/any/not)
@@ -25,6 +42,13 @@
 // needle", as the seeds write it; for ASCII needles only ASCII letters of the
 // text are folded (so KELVIN SIGN does not match "k"). Regexes are Go RE2;
 // (?i) folding applies to case-insensitive ones.
+//
+// `says: LEXICON` (or a list) tests what a text says in English, Chinese,
+// Japanese, Korean and Spanish: done, approval, go-ahead, direction,
+// success, failure (see lexicon.go). It matches in prose only (fenced and
+// inline code, indented output, identifiers and paths are skipped: is_done,
+// done.txt and markDone() do not say done), case-insensitively, and not
+// when negated ("NOT complete", "isn't fixed", "未完成", "되지 않").
 //
 // # Detection
 //

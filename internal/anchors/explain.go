@@ -38,7 +38,7 @@ type CondExplanation struct {
 // condition's verdict. It gives the same verdicts as Evaluate.
 func (s *RuleSet) Explain(turns []transcript.Turn, i int) []Explanation {
 	p := s.program()
-	facts := p.facts(turns[i : i+1])
+	facts := p.facts(turns[i:min(i+2, len(turns))]) // the next turn for next_user
 	f := &facts[0]
 	cs := p.sets[0]
 	var out []Explanation
@@ -143,8 +143,34 @@ func (p *program) explain(n *cnode, f *turnFacts, t *transcript.Turn) CondExplan
 		ce.Detail = textHead("user message", f.user.s)
 	case CondResponse:
 		ce.Detail = textHead("response", f.response.s)
+	case CondNextUser:
+		ce.Detail = textHead("next prompt", f.next.s)
+	case CondChanged:
+		if files := ChangedFiles(t); len(files) > 0 {
+			ce.Detail = fmt.Sprintf("%d files changed: %s", len(files), strings.Join(clip(files, 4), ", "))
+		} else {
+			ce.Detail = "no file changed (scratch paths under a temp dir do not count)"
+		}
+	case CondFailThenPass:
+		ce.Detail = "a command failed and then passed: " + strconv.FormatBool(f.ftp)
+	case CondChecked:
+		ce.Detail = "a command that changes nothing ran after the first change: " + strconv.FormatBool(f.checked)
+	case CondGit:
+		if g := GitMilestones(t); len(g) > 0 {
+			ce.Detail = "shown: " + strings.Join(g, ", ")
+		} else {
+			ce.Detail = "no commit header, push ref update, PR URL or merge in a successful result"
+		}
 	}
 	return ce
+}
+
+// clip keeps the first n items, noting how many more there were.
+func clip(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(append([]string(nil), s[:n]...), fmt.Sprintf("… %d more", len(s)-n))
 }
 
 // inFileOrder returns compiled conditions in source order (evaluation runs
@@ -242,6 +268,16 @@ func CondString(c *Cond) string {
 		return "user " + TextString(c.Text)
 	case CondResponse:
 		return "response " + TextString(c.Text)
+	case CondNextUser:
+		return "next_user " + TextString(c.Text)
+	case CondChanged:
+		return "changed: " + strconv.FormatBool(c.Bool)
+	case CondFailThenPass:
+		return "fail_then_pass: " + strconv.FormatBool(c.Bool)
+	case CondChecked:
+		return "checked: " + strconv.FormatBool(c.Bool)
+	case CondGit:
+		return "git: any of [" + strings.Join(c.Git, ", ") + "]"
 	}
 	return "?"
 }
@@ -276,6 +312,8 @@ func TextString(t *Text) string {
 		return t.Op.String() + " of [" + strings.Join(parts, "; ") + "]"
 	case TextNot:
 		return "not " + TextString(t.Kids[0])
+	case TextSays:
+		return "says " + strings.Join(t.Lexicons, " or ") + " (prose, unnegated, case-insensitive)"
 	}
 	return "?"
 }

@@ -101,3 +101,40 @@ func TestDropContaining(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// FuzzParseLabels: any input either fails with a located error or gives
+// labels that keep the format's rules.
+func FuzzParseLabels(f *testing.F) {
+	f.Add([]byte(`{"transcript":"s","turn":null,"prompt_uuid":"u","type":"task-completion"}`))
+	f.Add([]byte(`{"transcript":"s","turn":-1,"type":"none"}` + "\n" + `{"transcript":"s","turn":2,"prompt_head":"x","type":"user-checkpoint"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ls, err := ParseLabels(data, "f")
+		if err != nil {
+			return
+		}
+		for _, l := range ls {
+			switch {
+			case l.Turn == Unresolved && l.PromptUUID == "" && l.Timestamp == "":
+				t.Errorf("null turn without uuid or timestamp: %+v", l)
+			case l.Type == "" && l.Turn != -1, l.Type != "" && l.Turn == -1:
+				t.Errorf("none goes with -1: %+v", l)
+			}
+		}
+	})
+}
+
+// FuzzSays: the lexicon matcher never panics on any text, and text inside
+// a fenced code block never says anything.
+func FuzzSays(f *testing.F) {
+	f.Add("the fix is done, not broken")
+	f.Add("修复完成 未完成 되지 않았습니다 `is_done` done.txt")
+	f.Fuzz(func(t *testing.T, s string) {
+		fenced := "```\n" + strings.ReplaceAll(s, "`", "'") + "\n```"
+		for _, lex := range LexiconNames() {
+			Says(lex, strings.ToLower(s))
+			if Says(lex, strings.ToLower(fenced)) && !strings.Contains(s, "\n") {
+				t.Errorf("%s said inside a code block: %q", lex, fenced)
+			}
+		}
+	})
+}

@@ -21,23 +21,37 @@ const NoneType = "none"
 
 // Label is one gold anchor from a label file (JSONL, one object a line):
 //
-//	{"transcript": "<id or path>", "turn": <0-based>, "type": "<anchor type>", "note": "<optional>"}
+//	{"transcript": "<id or path>", "turn": <0-based or null>, "type": "<anchor type>", "note": "<optional>",
+//	 "prompt_uuid": "<optional>", "timestamp": "<optional>", "prompt_head": "<optional>"}
 //
 // "transcript" is a transcript ID, a path relative to the label file's
 // directory, or an absolute path. {"transcript": "...", "turn": -1,
 // "type": "none"} marks a transcript as labelled with no anchors. Other keys
 // are ignored.
+//
+// A turn index depends on how a reader groups the recording into turns, so a
+// label may also name its turn by the recorded id ("prompt_uuid") or
+// timestamp of the prompt that opens it, and carry the prompt's first
+// characters ("prompt_head") as a check; "turn" may then be null. See
+// ResolveLabels for the order in which they are tried.
 type Label struct {
 	Transcript string
-	// Turn is the 0-based turn index; -1 for a "none" line.
+	// Turn is the 0-based turn index; -1 for a "none" line; Unresolved when
+	// the file gives null (the turn is named by PromptUUID or Timestamp).
 	Turn int
 	// Type is the anchor type; "" for a "none" line.
 	Type Type
 	Note string
+	// PromptUUID, Timestamp and PromptHead identify the turn's prompt: its
+	// recorded id, its recorded timestamp and its first characters.
+	PromptUUID, Timestamp, PromptHead string
 	// File and Line locate the label.
 	File string
 	Line int
 }
+
+// Unresolved is the Turn of a label whose file gives "turn": null.
+const Unresolved = -2
 
 // ParseLabels reads a label file's content. Every bad line is an error with
 // file and line (they are joined); labels are the ground truth numbers are
@@ -98,17 +112,37 @@ func ParseLabelsLenient(data []byte, file string) ([]Label, []LabelProblem) {
 			continue
 		}
 		l.Transcript = string(tv.GetStringBytes())
+		ok := true
+		for _, k := range [...]struct {
+			key string
+			dst *string
+		}{{"prompt_uuid", &l.PromptUUID}, {"timestamp", &l.Timestamp}, {"prompt_head", &l.PromptHead}} {
+			if sv := v.Get(k.key); sv != nil {
+				if sv.Type() != fastjson.TypeString && sv.Type() != fastjson.TypeNull {
+					bad(n, "%q must be a string", k.key)
+					ok = false
+				}
+				*k.dst = string(sv.GetStringBytes())
+			}
+		}
+		if !ok {
+			continue
+		}
 		nv := v.Get("turn")
-		if nv == nil || nv.Type() != fastjson.TypeNumber {
-			bad(n, `"turn" must be a number (0-based turn index, or -1 with type "none")`)
+		switch {
+		case nv != nil && nv.Type() == fastjson.TypeNull && (l.PromptUUID != "" || l.Timestamp != ""):
+			l.Turn = Unresolved
+		case nv == nil || nv.Type() != fastjson.TypeNumber:
+			bad(n, `"turn" must be a number (0-based turn index, or -1 with type "none"), or null with "prompt_uuid" or "timestamp"`)
 			continue
+		default:
+			f, _ := nv.Float64()
+			if f != float64(int(f)) || f < -1 {
+				bad(n, `"turn" must be an integer >= 0 (or -1 with type "none"), got %v`, f)
+				continue
+			}
+			l.Turn = int(f)
 		}
-		f, _ := nv.Float64()
-		if f != float64(int(f)) || f < -1 {
-			bad(n, `"turn" must be an integer >= 0 (or -1 with type "none"), got %v`, f)
-			continue
-		}
-		l.Turn = int(f)
 		yv := v.Get("type")
 		if yv == nil || yv.Type() != fastjson.TypeString {
 			bad(n, `"type" must be a string`)
@@ -127,7 +161,7 @@ func ParseLabelsLenient(data []byte, file string) ([]Label, []LabelProblem) {
 				bad(n, "unknown anchor type %q (known: %s, or none)", typ, typeNames())
 				continue
 			}
-			if l.Turn < 0 {
+			if l.Turn == -1 {
 				bad(n, `turn -1 goes with type "none"`)
 				continue
 			}
@@ -186,7 +220,11 @@ func NewLabelSet(labels []Label, base string) *LabelSet {
 		}
 		p = s.abs(p)
 		s.byPath[p] = append(s.byPath[p], i)
-		fmt.Fprintf(h, "%s\x00%s\x00%d\x00%s\n", toSlash(l.File), l.Transcript, l.Turn, l.Type)
+		fmt.Fprintf(h, "%s\x00%s\x00%d\x00%s", toSlash(l.File), l.Transcript, l.Turn, l.Type)
+		if l.PromptUUID != "" || l.Timestamp != "" || l.PromptHead != "" {
+			fmt.Fprintf(h, "\x00%s\x00%s\x00%s", l.PromptUUID, l.Timestamp, l.PromptHead)
+		}
+		h.Write([]byte{'\n'})
 	}
 	s.hash = hex.EncodeToString(h.Sum(nil)[:8])
 	return s
@@ -227,7 +265,7 @@ func (s *LabelSet) For(id, transcriptPath string) (labels []Label, labelled bool
 		if k > 0 && idx[k-1] == i {
 			continue
 		}
-		if l := s.labels[i]; l.Turn >= 0 {
+		if l := s.labels[i]; l.Type != "" {
 			labels = append(labels, l)
 		}
 	}

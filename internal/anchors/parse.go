@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -405,6 +406,26 @@ func (p *parser) cond(n *yaml.Node) *Cond {
 	case "response":
 		c.Kind = CondResponse
 		c.Text = p.text(f.v, "response")
+	case "next_user":
+		c.Kind = CondNextUser
+		c.Text = p.text(f.v, "next_user")
+	case "changed":
+		c.Kind = CondChanged
+		c.Bool = p.boolean(f.v, "changed")
+	case "checked":
+		c.Kind = CondChecked
+		c.Bool = p.boolean(f.v, "checked")
+	case "fail_then_pass":
+		c.Kind = CondFailThenPass
+		c.Bool = p.boolean(f.v, "fail_then_pass")
+	case "git":
+		c.Kind = CondGit
+		c.Git = p.strs(f.v, "git")
+		for _, g := range c.Git {
+			if !slices.Contains(GitKinds, g) {
+				p.errf(f.v, "git: unknown milestone %q (known: %s)", g, strings.Join(GitKinds, ", "))
+			}
+		}
 	}
 	return c
 }
@@ -481,7 +502,7 @@ func (p *parser) text(n *yaml.Node, what string) *Text {
 		t.Kids = p.textList(n, what)
 		return t
 	}
-	fs := p.fields(n, what, "contains", "regex", "case", "longer_than", "shorter_than", "all", "any", "not")
+	fs := p.fields(n, what, "contains", "regex", "case", "longer_than", "shorter_than", "all", "any", "not", "says")
 	var op *field
 	var caseF *field
 	for i := range fs {
@@ -497,7 +518,7 @@ func (p *parser) text(n *yaml.Node, what string) *Text {
 	}
 	if op == nil {
 		if n.Kind == yaml.MappingNode {
-			p.errf(n, "%s: no matcher (contains, regex, longer_than, shorter_than, all, any, not)", what)
+			p.errf(n, "%s: no matcher (contains, regex, says, longer_than, shorter_than, all, any, not)", what)
 		}
 		return t
 	}
@@ -536,6 +557,14 @@ func (p *parser) text(n *yaml.Node, what string) *Text {
 	case "not":
 		t.Op = TextNot
 		t.Kids = []*Text{p.text(op.v, what)}
+	case "says":
+		t.Op = TextSays
+		t.Lexicons = p.strs(op.v, "says")
+		for _, l := range t.Lexicons {
+			if _, ok := lexicons[l]; !ok {
+				p.errf(op.v, "says: unknown lexicon %q (known: %s)", l, strings.Join(LexiconNames(), ", "))
+			}
+		}
 	}
 	needsCase := t.Op == TextContains || t.Op == TextRegex
 	switch {

@@ -3,6 +3,7 @@ package anchors
 import (
 	"encoding/binary"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,9 @@ type program struct {
 	leaves []leaf
 	index  map[string]int32
 	sets   []*compiledSet
+	// uses says which turn features some condition needs (bit per
+	// CondKind), so facts computes only those.
+	uses uint32
 }
 
 // leaf is a text test that looks at the text itself.
@@ -38,6 +42,8 @@ type leaf struct {
 type compiledSet struct {
 	set   *RuleSet
 	rules [][]*cnode // per rule, its conditions (all must hold), cheapest first
+	// usesNext: some rule looks at the next turn's prompt (next_user).
+	usesNext bool
 }
 
 // cnode is a compiled turn condition.
@@ -46,7 +52,8 @@ type cnode struct {
 	kids    []*cnode
 	b       bool
 	tools   toolSet
-	success int8 // -1 any, 0 must fail, 1 must succeed
+	success int8  // -1 any, 0 must fail, 1 must succeed
+	git     uint8 // CondGit: bit k for GitKinds[k]
 	last    bool
 	min     int // calls or results that must match
 	command *tnode
@@ -111,10 +118,21 @@ func compile(sets ...*RuleSet) *program {
 		cs := &compiledSet{set: s}
 		for _, r := range s.Rules {
 			cs.rules = append(cs.rules, p.condList(r.When))
+			cs.usesNext = cs.usesNext || usesNext(r.When)
 		}
 		p.sets = append(p.sets, cs)
 	}
 	return p
+}
+
+// usesNext reports whether a condition looks at the next turn.
+func usesNext(cs []*Cond) bool {
+	for _, c := range cs {
+		if c.Kind == CondNextUser || usesNext(c.Kids) {
+			return true
+		}
+	}
+	return false
 }
 
 // condList compiles a conjunction and orders it cheapest first; the order
@@ -130,6 +148,7 @@ func (p *program) condList(cs []*Cond) []*cnode {
 }
 
 func (p *program) cond(c *Cond) *cnode {
+	p.uses |= 1 << c.Kind
 	n := &cnode{kind: c.Kind, b: c.Bool, success: -1, src: c}
 	switch c.Kind {
 	case CondAll, CondAny, CondNot:
@@ -156,9 +175,16 @@ func (p *program) cond(c *Cond) *cnode {
 		n.last = r.Last
 		n.output, n.command = p.text(r.Output), p.text(r.Command)
 		n.cost = 1 + max(n.output.costOf(), n.command.costOf())
-	case CondUser, CondResponse:
+	case CondUser, CondResponse, CondNextUser:
 		n.text = p.text(c.Text)
 		n.cost = 1 + n.text.costOf()
+	case CondChanged, CondFailThenPass, CondChecked:
+		n.cost = 2
+	case CondGit:
+		for _, g := range c.Git {
+			n.git |= 1 << slices.Index(GitKinds, g)
+		}
+		n.cost = 2
 	}
 	return n
 }
@@ -210,6 +236,9 @@ func (p *program) text(t *Text) *tnode {
 		l.pre = newPrefilter(t.Pattern, t.Fold)
 	case TextLongerThan, TextShorterThan:
 		n.cost = 1
+	case TextSays:
+		l.needles = append([]string(nil), t.Lexicons...)
+		n.cost = 4
 	}
 	key := strconv.Itoa(int(l.op)) + "|" + strconv.FormatBool(l.fold) + "|" + strconv.Itoa(l.n) + "|" +
 		t.Pattern + "|" + strings.Join(l.needles, "\x00")
@@ -334,6 +363,12 @@ func (t *text) leaf(l *leaf, id int32) bool {
 		v = len(t.s) > l.n
 	case TextShorterThan:
 		v = len(t.s) < l.n
+	case TextSays:
+		for _, lex := range l.needles {
+			if v = Says(lex, t.low()); v {
+				break
+			}
+		}
 	}
 	t.known[w] |= bit
 	if v {
@@ -377,8 +412,14 @@ type resultFacts struct {
 type turnFacts struct {
 	prevErr        bool
 	user, response text
-	calls          []callFacts
-	results        []resultFacts
+	// next is the next turn's prompt ("" for the last turn).
+	next    text
+	changed bool
+	checked bool
+	ftp     bool
+	git     uint8
+	calls   []callFacts
+	results []resultFacts
 }
 
 // facts builds the facts of every turn, with one memo slab for all texts.
@@ -390,7 +431,7 @@ func (p *program) facts(turns []transcript.Turn) []turnFacts {
 		nresults += len(turns[i].ToolResults)
 	}
 	// One allocation each for the memo bits, the calls and the results.
-	slab := make([]uint64, 2*(2*len(turns)+3*ncalls+2*nresults)*nw)
+	slab := make([]uint64, 2*(3*len(turns)+3*ncalls+2*nresults)*nw)
 	take := func(s string) text {
 		t := text{s: s, known: slab[:nw:nw], val: slab[nw : 2*nw : 2*nw]}
 		slab = slab[2*nw:]
@@ -405,6 +446,23 @@ func (p *program) facts(turns []transcript.Turn) []turnFacts {
 		f := &out[i]
 		f.prevErr = t.PreviousError
 		f.user, f.response = take(t.UserMessage), take(t.AssistantResponse)
+		next := ""
+		if i+1 < len(turns) {
+			next = turns[i+1].UserMessage
+		}
+		f.next = take(next)
+		if p.uses&(1<<CondChanged|1<<CondChecked) != 0 {
+			files, checked := changes(t)
+			f.changed, f.checked = len(files) > 0, checked
+		}
+		if p.uses&(1<<CondFailThenPass) != 0 {
+			f.ftp = FailThenPass(t)
+		}
+		if p.uses&(1<<CondGit) != 0 {
+			for _, g := range GitMilestones(t) {
+				f.git |= 1 << slices.Index(GitKinds, g)
+			}
+		}
 		f.calls, calls = calls[:len(t.ToolCalls):len(t.ToolCalls)], calls[len(t.ToolCalls):]
 		for j := range t.ToolCalls {
 			c := &t.ToolCalls[j]
@@ -486,8 +544,29 @@ func (p *program) holds(n *cnode, f *turnFacts) bool {
 		return p.match(n.text, &f.user)
 	case CondResponse:
 		return p.match(n.text, &f.response)
+	case CondNextUser:
+		return p.match(n.text, &f.next)
+	case CondChanged:
+		return f.changed == n.b
+	case CondFailThenPass:
+		return f.ftp == n.b
+	case CondChecked:
+		return f.checked == n.b
+	case CondGit:
+		return f.git&n.git != 0
 	}
 	return false
+}
+
+// blind returns a copy of f that cannot see the next turn (its prompt is
+// empty), for a turn at the end of a window: at a compaction point the next
+// prompt has not been recorded yet.
+func (p *program) blind(f *turnFacts) turnFacts {
+	b := *f
+	nw := (len(p.leaves) + 63) / 64
+	m := make([]uint64, 2*nw)
+	b.next = text{known: m[:nw:nw], val: m[nw:]}
+	return b
 }
 
 func (p *program) callMatches(n *cnode, c *callFacts) bool {

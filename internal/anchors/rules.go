@@ -110,9 +110,15 @@ const (
 	CondResult
 	CondUser
 	CondResponse
+	CondNextUser
+	CondChanged
+	CondGit
+	CondFailThenPass
+	CondChecked
 )
 
-var condNames = [...]string{"all", "any", "not", "previous_error", "call", "result", "user", "response"}
+var condNames = [...]string{"all", "any", "not", "previous_error", "call", "result", "user", "response",
+	"next_user", "changed", "git", "fail_then_pass", "checked"}
 
 // String returns the kind's YAML key.
 func (k CondKind) String() string { return condNames[k] }
@@ -122,13 +128,16 @@ type Cond struct {
 	Kind CondKind
 	// Kids are the operands of all, any (one or more) and not (exactly one).
 	Kids []*Cond
-	// Bool is the value previous_error must have.
+	// Bool is the value previous_error, changed and fail_then_pass must
+	// have.
 	Bool bool
+	// Git are the milestone kinds of CondGit (any one must show).
+	Git []string
 	// Call is set for CondCall.
 	Call *CallTest
 	// Result is set for CondResult.
 	Result *ResultTest
-	// Text is the matcher of CondUser and CondResponse.
+	// Text is the matcher of CondUser, CondResponse and CondNextUser.
 	Text *Text
 }
 
@@ -174,9 +183,10 @@ const (
 	TextAll
 	TextAny
 	TextNot
+	TextSays
 )
 
-var textOpNames = [...]string{"contains", "regex", "longer_than", "shorter_than", "all", "any", "not"}
+var textOpNames = [...]string{"contains", "regex", "longer_than", "shorter_than", "all", "any", "not", "says"}
 
 // String returns the operator's YAML key.
 func (o TextOp) String() string { return textOpNames[o] }
@@ -194,6 +204,8 @@ type Text struct {
 	N int
 	// Kids are the operands of all, any and not.
 	Kids []*Text
+	// Lexicons are the lexicons of says (any one must be said).
+	Lexicons []string
 
 	re *regexp.Regexp
 }

@@ -1,8 +1,10 @@
 package report
 
 import (
+	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -61,6 +63,21 @@ type RuleSetSummary struct {
 	NoAnchorRate *float64     `json:"no_anchor_rate"`
 	Gold         *LabelScores `json:"gold"`
 	Evidence     *LabelScores `json:"evidence"`
+	// GoldRecallByType is the gold recall per anchor type ("found/labelled"
+	// counts and the ratio), nil without gold labels.
+	GoldRecallByType []TypeRecall `json:"gold_recall_by_type"`
+	// BelowAnyEdit: the set's gold F1 does not beat the trivial baseline
+	// "any turn with a successful edit" on the same labels (null when
+	// either F1 is undefined).
+	BelowAnyEdit *bool `json:"below_any_edit"`
+}
+
+// TypeRecall is the gold recall of one anchor type.
+type TypeRecall struct {
+	Type     string   `json:"type"`
+	Found    int64    `json:"found"`
+	Labelled int64    `json:"labelled"`
+	Recall   *float64 `json:"recall"`
 }
 
 // LabelScores are a rule set's figures against one label source (all
@@ -103,12 +120,34 @@ func anchorSummaries(t *anchors.Tally) []RuleSetSummary {
 			Gold:     labelScores(c.GoldTranscripts, c.GoldTurns, c.All.Gold),
 			Evidence: labelScores(c.EvidenceTranscripts, c.EvidenceTurns, c.All.Evidence),
 		}
+		if s.Gold != nil {
+			for k, t := range anchors.Types {
+				g := c.ByType[k].Gold
+				tr := TypeRecall{Type: string(t), Found: int64(g.TP), Labelled: int64(g.TP + g.FN)}
+				if v, ok := g.Recall(); ok {
+					tr.Recall = &v
+				}
+				s.GoldRecallByType = append(s.GoldRecallByType, tr)
+			}
+		}
 		if c.WithTurns > 0 {
 			sr := float64(c.Synthetic) / float64(c.WithTurns)
 			nr := float64(c.NoNatural) / float64(c.WithTurns)
 			s.SyntheticRate, s.NoAnchorRate = &sr, &nr
 		}
 		out = append(out, s)
+	}
+	var edit *float64
+	for _, s := range out {
+		if s.Name == anchors.BaselineAnyEditSet && s.Gold != nil {
+			edit = s.Gold.F1
+		}
+	}
+	for i := range out {
+		if g := out[i].Gold; g != nil && g.F1 != nil && edit != nil && out[i].Name != anchors.BaselineAnyEditSet {
+			below := *g.F1 <= *edit
+			out[i].BelowAnyEdit = &below
+		}
 	}
 	return out
 }
@@ -140,15 +179,37 @@ func AnchorsTable(w io.Writer, s *Summary) error {
 func anchorsGrid(s *Summary) ([]string, [][]string) {
 	header := []string{"rule set", "threshold", "turns", "anchors", "no-anchor rate", "synthetic rate",
 		"gold P", "gold R", "gold F1", "evidence P", "evidence R", "evidence F1"}
+	gold := false
+	for _, a := range s.Anchors {
+		gold = gold || a.Gold != nil
+	}
+	if gold {
+		header = append(header, "gold recall ER/TC/UC/FM")
+	}
 	var rows [][]string
 	for _, a := range s.Anchors {
-		row := []string{a.Name, FormatFloat(a.Threshold), itoa(a.Turns), itoa(a.Anchors), pct(a.NoAnchorRate), pct(a.SyntheticRate)}
+		name := a.Name
+		if a.BelowAnyEdit != nil && *a.BelowAnyEdit {
+			name += " ⚠ ≤ any edit"
+		}
+		row := []string{name, FormatFloat(a.Threshold), itoa(a.Turns), itoa(a.Anchors), pct(a.NoAnchorRate), pct(a.SyntheticRate)}
 		for _, ls := range []*LabelScores{a.Gold, a.Evidence} {
 			if ls == nil {
 				row = append(row, "-", "-", "-")
 				continue
 			}
 			row = append(row, ratio(ls.Precision), ratio(ls.Recall), ratio(ls.F1))
+		}
+		if gold {
+			var parts []string
+			for _, tr := range a.GoldRecallByType {
+				parts = append(parts, fmt.Sprintf("%d/%d", tr.Found, tr.Labelled))
+			}
+			cell := strings.Join(parts, " ")
+			if cell == "" {
+				cell = "-"
+			}
+			row = append(row, cell)
 		}
 		rows = append(rows, row)
 	}

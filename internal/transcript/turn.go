@@ -17,6 +17,10 @@ type Turn struct {
 	AssistantResponse string
 	// Timestamp is the recording's timestamp of the turn's first message.
 	Timestamp string
+	// PromptUUID and PromptTime are the recording's id and timestamp of the
+	// prompt that opens the turn (empty for a leading turn without one);
+	// labels name turns by them so that renumbering cannot move a label.
+	PromptUUID, PromptTime string
 	// PreviousError is set when the previous turn's last tool result failed.
 	PreviousError bool
 	// Start and End delimit the turn's messages: Messages[Start:End].
@@ -123,6 +127,7 @@ func GroupTurns(msgs []Message) []Turn {
 			if msgs[p].Prompt != "" {
 				tr.UserMessage = msgs[p].Prompt
 			}
+			tr.PromptUUID, tr.PromptTime = msgs[p].UUID, msgs[p].Timestamp
 		}
 		var resp []string
 		for i := s; i < e; i++ {

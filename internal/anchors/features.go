@@ -1,0 +1,308 @@
+package anchors
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// Features of a turn that rules test through the conditions changed, git
+// and fail_then_pass, and that `inspect --digest` shows a reader.
+
+// editTools are the tools whose successful call changes the file at its
+// path (Claude Code, Codex, SWE-agent, OpenHands names).
+var editTools = map[string]bool{
+	"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true,
+	"edit": true, "write": true, "apply_patch": true, "str_replace_editor": true,
+	"str_replace_based_edit_tool": true, "create": true, "edit_file": true, "write_file": true,
+}
+
+// scratchPrefixes are directories whose files are scratch work, not a
+// change to the project.
+var scratchPrefixes = []string{"/tmp/", "/var/tmp/", "/private/tmp/", "/private/var/folders/", "/var/folders/", "/dev/", "$TMPDIR", "${TMPDIR", "%TEMP%", `C:\Windows\Temp`}
+
+// IsScratchPath reports whether a path is under a temporary directory.
+func IsScratchPath(p string) bool {
+	p = strings.Trim(p, `"'`)
+	for _, s := range scratchPrefixes {
+		if strings.HasPrefix(p, s) || p+"/" == s {
+			return true
+		}
+	}
+	return strings.Contains(p, "/AppData/Local/Temp/") || strings.Contains(p, `\AppData\Local\Temp\`)
+}
+
+// patchFileRE finds the files an apply_patch body touches.
+var patchFileRE = regexp.MustCompile(`(?m)^\*\*\* (?:Update|Add|Delete) File: (\S.*)$`)
+
+// writeTargetRE finds files a shell command writes: redirections, tee,
+// in-place sed/perl, touch, cp/mv destinations are approximated by their
+// last argument.
+var (
+	redirectRE = regexp.MustCompile(`(?:^|[^0-9&<>])>>?\s*([^\s;&|<>()]+)`)
+	teeRE      = regexp.MustCompile(`\btee\s+(?:-a\s+)?([^\s;&|<>()]+)`)
+	inPlaceRE  = regexp.MustCompile(`\b(?:sed|perl)\s+(?:-[a-zA-Z]*\s+)*-[a-zA-Z]*i[a-zA-Z.]*\b[^;&|]*?\s([^\s;&|<>()'"]+)\s*(?:$|[;&|])`)
+	touchCpRE  = regexp.MustCompile(`\b(?:touch|cp|mv|install|mkdir -p|mkdir|ln -s|git apply|patch)\s+(?:-[a-zA-Z]+\s+)*[^;&|]*?([^\s;&|<>()'"]+)\s*(?:$|[;&|])`)
+)
+
+// CommandWrites returns the files a shell command appears to write
+// (redirections, tee, sed -i, touch, cp, mv, mkdir, git apply, apply_patch).
+// It is a heuristic over the command text; /dev/null and scratch paths are
+// left out by the caller through IsScratchPath.
+func CommandWrites(cmd string) []string {
+	var out []string
+	if strings.Contains(cmd, "apply_patch") || strings.Contains(cmd, "*** Begin Patch") {
+		for _, m := range patchFileRE.FindAllStringSubmatch(cmd, -1) {
+			out = append(out, strings.TrimSpace(m[1]))
+		}
+	}
+	// Heredoc bodies are data, not commands: only the first line of each
+	// heredoc command counts.
+	lines := strings.Split(cmd, "\n")
+	var b strings.Builder
+	heredoc := ""
+	for _, l := range lines {
+		if heredoc != "" {
+			if strings.TrimSpace(l) == heredoc {
+				heredoc = ""
+			}
+			continue
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+		if i := strings.Index(l, "<<"); i >= 0 {
+			w := strings.Fields(strings.TrimLeft(l[i+2:], "-~ "))
+			if len(w) > 0 {
+				heredoc = strings.Trim(w[0], `'"`)
+			}
+		}
+	}
+	s := b.String()
+	for _, re := range []*regexp.Regexp{redirectRE, teeRE, inPlaceRE, touchCpRE} {
+		for _, m := range re.FindAllStringSubmatch(s, -1) {
+			p := strings.Trim(m[1], `"'`)
+			if p == "" || p == "&1" || p == "&2" || strings.HasPrefix(p, "-") {
+				continue
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// systemChangeRE finds commands that change the machine rather than a
+// file the command names: installing or removing packages, starting or
+// restarting services, writing settings, creating branches, removing files,
+// migrating a database.
+var systemChangeRE = regexp.MustCompile(`(?m)(?:^|[;&|(]\s*|sudo\s+)(brew (?:install|uninstall|upgrade|reinstall|remove|services (?:start|restart|stop))|apt(?:-get)? (?:-y )?(?:install|remove|purge|upgrade)|dnf (?:install|remove)|yum (?:install|remove)|opkg (?:install|remove)|pip3? install|uv (?:add|pip install|sync)|npm (?:install|i|uninstall|ci)\b|pnpm (?:add|remove|install)|yarn (?:add|remove)|cargo (?:add|install)|go (?:get|install)|systemctl (?:--user )?(?:enable|disable|restart|start|stop|reload)|service \S+ (?:restart|start|stop|reload)|launchctl (?:load|unload|bootstrap|bootout|kickstart)|uci (?:set|delete|commit|add)|defaults write|git (?:checkout -b|switch -c|mv|rm|restore|reset --hard|init|clone)|chmod|chown|rm|rmdir|unlink|ln -s|docker (?:compose )?(?:up|run|build|rm|restart)|kubectl (?:apply|delete|rollout)|python3? manage\.py (?:migrate|makemigrations)|gh auth login|crontab|useradd|usermod|sysctl -w|ufw|iptables|mkdir|/etc/init\.d/\S+ (?:restart|start|stop|reload|enable|disable))\b`)
+
+// SystemChanges returns the commands within cmd that change the machine
+// (see systemChangeRE), e.g. "brew install", "systemctl restart".
+func SystemChanges(cmd string) []string {
+	var out []string
+	for _, m := range systemChangeRE.FindAllStringSubmatchIndex(cmd, -1) {
+		verb := cmd[m[2]:m[3]]
+		if scratchOnly(cmd[m[3]:]) {
+			continue
+		}
+		out = append(out, verb)
+	}
+	return out
+}
+
+// scratchOnly reports whether the arguments up to the end of the command
+// (the next ;, & or | or line end) that look like paths are all scratch
+// paths, and there is at least one.
+func scratchOnly(rest string) bool {
+	if i := strings.IndexAny(rest, ";&|\n"); i >= 0 {
+		rest = rest[:i]
+	}
+	n := 0
+	for _, a := range strings.Fields(rest) {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if !IsScratchPath(a) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// EditedFiles returns the paths of the turn's successful edit-tool calls
+// (Edit, Write, apply_patch...), scratch paths left out: the "any turn with
+// a successful edit" baseline.
+func EditedFiles(t *transcript.Turn) []string {
+	var out []string
+	for _, p := range ChangedFiles(t) {
+		if !strings.HasPrefix(p, "$ ") && !strings.Contains(p, " (by command)") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ChangedFiles returns what the turn changed, in order, without
+// duplicates: the paths of successful edit-tool calls, the files successful
+// shell commands wrote ("PATH (by command)") and the machine-changing
+// commands they ran ("$ brew install"), leaving out scratch paths under a
+// temporary directory.
+func ChangedFiles(t *transcript.Turn) []string {
+	files, _ := changes(t)
+	return files
+}
+
+// CheckedAfterChange reports whether, after the turn's first successful
+// change (ChangedFiles), a shell command that changes nothing itself ran
+// successfully: a test, build, run of the program, request or listing
+// that looks at the result.
+func CheckedAfterChange(t *transcript.Turn) bool {
+	_, checked := changes(t)
+	return checked
+}
+
+// changes is ChangedFiles and CheckedAfterChange in one pass.
+func changes(t *transcript.Turn) (files []string, checked bool) {
+	ok := make(map[string]bool, len(t.ToolResults))
+	for _, r := range t.ToolResults {
+		if r.Success {
+			ok[r.ID] = true
+		}
+	}
+	var seen map[string]bool
+	add := func(p string) bool {
+		if p == "" || IsScratchPath(strings.TrimPrefix(p, "$ ")) {
+			return false
+		}
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		if !seen[p] {
+			seen[p] = true
+			files = append(files, p)
+		}
+		return true
+	}
+	changed := false
+	for i := range t.ToolCalls {
+		c := &t.ToolCalls[i]
+		if !ok[c.ID] {
+			continue
+		}
+		this := false
+		switch {
+		case editTools[c.Name]:
+			if c.Path != "" {
+				this = add(c.Path)
+			} else {
+				for _, m := range patchFileRE.FindAllStringSubmatch(c.Input, -1) {
+					this = add(strings.TrimSpace(m[1])) || this
+				}
+			}
+		case c.Command != "":
+			for _, p := range CommandWrites(c.Command) {
+				this = add(p+" (by command)") || this
+			}
+			for _, s := range SystemChanges(c.Command) {
+				this = add("$ "+s) || this
+			}
+			if !this && changed {
+				checked = true
+			}
+		}
+		changed = changed || this
+	}
+	return files, checked
+}
+
+// Git milestone kinds that the git condition recognises in successful tool
+// results.
+const (
+	GitCommit = "commit"
+	GitPush   = "push"
+	GitPR     = "pr"
+	GitMerge  = "merge"
+)
+
+// GitKinds lists the git milestone kinds.
+var GitKinds = []string{GitCommit, GitPush, GitPR, GitMerge}
+
+var gitRE = map[string]*regexp.Regexp{
+	// `[main 1a2b3c4] message`, `[feature/x (root-commit) 1a2b3c4] message`
+	GitCommit: regexp.MustCompile(`(?m)^\[[^\]\s]+(?: \([a-z-]+\))? [0-9a-f]{7,40}\] \S`),
+	// `   1a2b3c4..5d6e7f8  main -> main`, `* [new branch]      x -> x`
+	GitPush: regexp.MustCompile(`(?m)^\s*(?:\+?\s*[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40}|\* \[new (?:branch|tag)\])\s+\S+\s+->\s+\S+`),
+	// a pull or merge request URL in a command's output
+	GitPR: regexp.MustCompile(`https://(?:github\.com/[\w.-]+/[\w.-]+/pull|gitlab\.[\w.]+/[\w./-]+/-/merge_requests)/\d+`),
+	// a fast-forward merge or pull: `Fast-forward` on a line of its own
+	GitMerge: regexp.MustCompile(`(?m)^Fast-forward$`),
+}
+
+// gitLiteral is text each milestone's output must hold (a cheap test
+// before the regex).
+var gitLiteral = map[string]string{GitCommit: "] ", GitPush: " -> ", GitPR: "https://", GitMerge: "Fast-forward"}
+
+// GitMilestones returns the git milestone kinds (GitKinds order) that some
+// successful tool result of the turn shows.
+func GitMilestones(t *transcript.Turn) []string {
+	var out []string
+	for _, k := range GitKinds {
+		for _, r := range t.ToolResults {
+			if r.Success && strings.Contains(r.Output, gitLiteral[k]) && gitRE[k].MatchString(r.Output) {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// FailThenPass reports whether a shell command of the turn failed and a
+// later command of the same program (its first two words, after any `cd
+// DIR &&`) succeeded in the same turn.
+func FailThenPass(t *transcript.Turn) bool {
+	cmds := map[string]string{}
+	for _, c := range t.ToolCalls {
+		if c.Command != "" {
+			cmds[c.ID] = commandKey(c.Command)
+		}
+	}
+	failed := map[string]bool{}
+	for _, r := range t.ToolResults {
+		k, ok := cmds[r.ID]
+		if !ok || k == "" {
+			continue
+		}
+		if !r.Success {
+			failed[k] = true
+		} else if failed[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// commandKey is a command's program and first argument, after a leading
+// `cd DIR &&` and environment assignments.
+func commandKey(cmd string) string {
+	cmd = strings.TrimSpace(cmd)
+	for {
+		if strings.HasPrefix(cmd, "cd ") {
+			if i := strings.Index(cmd, "&&"); i >= 0 {
+				cmd = strings.TrimSpace(cmd[i+2:])
+				continue
+			}
+		}
+		break
+	}
+	f := strings.Fields(cmd)
+	for len(f) > 0 && strings.Contains(f[0], "=") {
+		f = f[1:]
+	}
+	if len(f) > 2 {
+		f = f[:2]
+	}
+	return strings.Join(f, " ")
+}
