@@ -84,6 +84,16 @@ type Run struct {
 	MeanCompression     *float64
 	SyntheticAnchorRate *float64
 	MeanNeedRecall      *float64
+	// KeptEverything counts compactions that dropped no recorded message
+	// (Event.KeptEverything); FreedUnder1 those that freed less than 1 % of
+	// the window (or grew the context).
+	KeptEverything int
+	FreedUnder1    int
+	// PeakTrigger is the largest measure the trigger returned before a
+	// call (replay mode), and TriggerLimit its limit at that call (0 when
+	// the strategy does not state one, TriggerRuler).
+	PeakTrigger  int
+	TriggerLimit int
 	// Prompts is the prompt each call sent (overhead included), one per
 	// call: the context-size series reports draw. Its maximum is
 	// PeakContext and its sum TokensProcessed.
@@ -142,7 +152,7 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 	var events []Event
 	comps := sh.T.Compactions
 
-	compact := func(trig int, out Outcome, pre int64) {
+	compact := func(trig int, reason string, out Outcome, pre int64) {
 		if out.Skip {
 			return
 		}
@@ -155,8 +165,17 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 		}
 		ev := Event{Strategy: id, Round: s.Round, Call: s.Call, Turn: turn, Action: out.Action,
 			AnchorKind: out.Anchor.Kind, AnchorType: out.Anchor.Type, AnchorRule: out.Anchor.Rule, AnchorUsed: out.Anchor.Used,
-			TriggerTokens: trig, PreTokens: pre, SummarizerInput: out.SummarizerInput}
+			TriggerTokens: trig, TriggerReason: reason, PreTokens: pre, SummarizerInput: out.SummarizerInput}
+		if s.Cursor > 0 {
+			ev.Timestamp = sh.T.Messages[s.Cursor-1].Timestamp
+		}
 		measure(s, &ev, before, beforeTok, &out)
+		if ev.KeptEverything {
+			run.KeptEverything++
+		}
+		if float64(ev.TokensBefore-ev.TokensAfter) < 0.01*float64(win) {
+			run.FreedUnder1++
+		}
 		if out.SummarizerInput > 0 {
 			b.summarizer(out.SummarizerInput+opt.SummaryPromptTokens, ev.SummaryTokens)
 		}
@@ -170,7 +189,7 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 			for isRecorded && len(comps) > 0 && comps[0].MessageIndex <= s.Cursor {
 				c := comps[0]
 				comps = comps[1:]
-				compact(int(c.PreTokens), rec.Recorded(s, &c), c.PreTokens)
+				compact(int(c.PreTokens), recordedReason(&c), rec.Recorded(s, &c), c.PreTokens)
 			}
 			if s.Cursor >= to {
 				return
@@ -186,8 +205,15 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 			s.setStrip(tokens.StripsOldThinking(m))
 		}
 		if opt.Mode == ModeReplay && !isRecorded {
-			if fire, trig := st.Trigger(s); fire {
-				compact(trig, st.Compact(s), 0)
+			fire, trig := st.Trigger(s)
+			if trig > run.PeakTrigger || k == 0 {
+				run.PeakTrigger = trig
+				if tr, ok := st.(TriggerRuler); ok {
+					_, run.TriggerLimit = tr.TriggerRule(s)
+				}
+			}
+			if fire {
+				compact(trig, triggerReason(st, s, trig), st.Compact(s), 0)
 			}
 		}
 		prompt := s.Prompt()
@@ -208,7 +234,7 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 	advance(len(sh.T.Messages))
 	if opt.Mode == ModeOnce && !isRecorded {
 		_, trig := st.Trigger(s)
-		compact(trig, st.Compact(s), 0)
+		compact(trig, "once: end of the recording", st.Compact(s), 0)
 	}
 	run.FinalContext = s.Prompt()
 	run.CostUSD, run.BaselineUSD = b.usd, baselineUSD
@@ -274,4 +300,16 @@ func (none) Compact(*Sim) Outcome     { return Outcome{Skip: true} }
 func Baseline(sh *Shared, opt *Options, overhead int) Run {
 	run, _ := Replay(sh, "none", none{}, opt, overhead, 0)
 	return run
+}
+
+// recordedReason says why the harness compacted: its trigger and kind.
+func recordedReason(c *transcript.Compaction) string {
+	kind := "compact_boundary"
+	if c.Kind == transcript.CompactMicro {
+		kind = "microcompact_boundary"
+	}
+	if c.Trigger == "" {
+		return "recorded " + kind
+	}
+	return "recorded " + kind + " (" + c.Trigger + ")"
 }

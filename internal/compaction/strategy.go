@@ -59,7 +59,7 @@ var specs []Spec
 func register(s Spec) { specs = append(specs, s) }
 
 // order is DESIGN.md §5's order of strategy ids.
-var order = []string{"codelet", "fspec", "structured", "window", "mask", "prune", "codex", "truncate", "recorded"}
+var order = []string{"codelet", "codelet-raw", "codelet-budget", "fspec", "fspec-raw", "fspec-budget", "structured", "window", "mask", "prune", "codex", "truncate", "recorded"}
 
 // Specs returns every strategy, in DESIGN.md §5 order.
 func Specs() []Spec {
