@@ -45,6 +45,7 @@ func newRunCommand() *cli.Command {
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when any input problem was found"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "never show the progress bar"},
+			&cli.BoolFlag{Name: "wide", Usage: "terminal: every table and every figure (default: the verdict and the deciding figures, within 100 columns)"},
 			&cli.StringFlag{Name: "rulers", Value: strings.Join(tokens.DefaultNames(), ","), Usage: "rulers measured in the calls table (" + strings.Join(tokens.Names(), ", ") + ", default, all)"},
 		}, metricFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "overhead", Value: "segments", Usage: "how the calls table fixes the overhead: first (the first call) or segments (again after each compaction or model change)"},
@@ -56,7 +57,7 @@ func newRunCommand() *cli.Command {
 			opts := runOptions{
 				Paths: c.Args().Slice(), Jobs: c.Int("jobs"), Out: c.String("out"),
 				InputFormat: c.String("input-format"), Strict: c.Bool("strict"), Quiet: c.Bool("quiet"),
-				Progress: !c.Bool("no-progress"), ReportTranscript: c.String("report-transcript"),
+				Progress: !c.Bool("no-progress"), Wide: c.Bool("wide"), ReportTranscript: c.String("report-transcript"),
 				Rules: c.StringSlice("rules"), Labels: c.StringSlice("labels"), Evidence: c.String("evidence"),
 			}
 			var err error
@@ -84,7 +85,9 @@ type runOptions struct {
 	Strict      bool
 	Quiet       bool
 	Progress    bool
-	Config      analysis.Config
+	// Wide is --wide: every terminal table and figure.
+	Wide   bool
+	Config analysis.Config
 	// Rules, Labels and Evidence are --rules, --labels and --evidence.
 	Rules    []string
 	Labels   []string
@@ -208,16 +211,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	elapsed := time.Since(start)
 	if !opts.Quiet {
 		if opts.Formats.Table {
-			if err := report.CorpusTable(stdout, sum); err != nil {
-				return err
-			}
-			if err := report.RulerTable(stdout, sum); err != nil {
-				return err
-			}
-			if err := report.StrategyTable(stdout, sum); err != nil {
-				return err
-			}
-			if err := report.AnchorsTable(stdout, sum); err != nil {
+			if err := terminalTables(stdout, sum, opts.Wide); err != nil {
 				return err
 			}
 		}
@@ -336,4 +330,27 @@ func compactionBase(c *cli.Context) (*compaction.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// terminalTables prints the run's results: the verdict first, then the
+// strategies' deciding figures and a corpus line, within 100 columns; wide
+// adds every figure and the corpus, ruler and rule-set tables.
+func terminalTables(w io.Writer, sum *report.Summary, wide bool) error {
+	if err := report.VerdictText(w, sum); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if err := report.StrategyTable(w, sum, wide); err != nil {
+		return err
+	}
+	if !wide {
+		_, err := fmt.Fprintln(w, report.CorpusLine(sum))
+		return err
+	}
+	for _, table := range []func(io.Writer, *report.Summary) error{report.CorpusTable, report.RulerTable, report.AnchorsTable} {
+		if err := table(w, sum); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -89,6 +89,9 @@ type Run struct {
 	// the window (or grew the context).
 	KeptEverything int
 	FreedUnder1    int
+	// Skips counts calls where the trigger fired but the selection found
+	// nothing to compact (no event).
+	Skips int
 	// PeakTrigger is the largest measure the trigger returned before a
 	// call (replay mode), and TriggerLimit its limit at that call (0 when
 	// the strategy does not state one, TriggerRuler).
@@ -154,6 +157,7 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 
 	compact := func(trig int, reason string, out Outcome, pre int64) {
 		if out.Skip {
+			run.Skips++
 			return
 		}
 		before, beforeTok := s.Ctx, s.Tokens()

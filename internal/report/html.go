@@ -25,8 +25,13 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 	b := &strings.Builder{}
 	b.WriteString(htmlHead)
 	b.WriteString("<header>\n<h1>compactbench report</h1>\n")
+	if lines := verdictText(s, 1<<20); len(lines) > 0 {
+		b.WriteString("<section id=\"verdict\">\n<h2>Verdict</h2>\n")
+		verdictHTML(b, s)
+		b.WriteString("</section>\n")
+	}
 	htmlTable(b, []string{"run", ""}, runMeta(s, d, func(x string) string { return x }), "meta")
-	b.WriteString("</header>\n<nav><a href=\"#strategies\">Strategies</a> <a href=\"#context\">Context over a session</a> " +
+	b.WriteString("</header>\n<nav><a href=\"#verdict\">Verdict</a> <a href=\"#strategies\">Strategies</a> <a href=\"#context\">Context over a session</a> " +
 		"<a href=\"#anchors\">Anchors</a> <a href=\"#rulers\">Token rulers</a> <a href=\"#corpus\">Corpus</a> <a href=\"#caveats\">Caveats</a></nav>\n")
 
 	b.WriteString("<section id=\"strategies\">\n<h2>Strategies</h2>\n")
@@ -210,11 +215,19 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 	g.text((L+W-R)/2, H-8, "middle", "median compression ratio of events →")
 	g.raw(fmt.Sprintf(`<text transform="translate(14 %s) rotate(-90)" text-anchor="middle">need recall (facts kept / facts needed later) →</text>`, n1((T+H-B)/2)))
 
-	// The front: points no other point beats on both axes.
+	// The front: points no other point beats on both axes, among the
+	// strategies that kept every session inside its window with valid
+	// requests (one that overflows anywhere is off the front).
 	var front []pt
 	for _, p := range pts {
+		if !fitsEverywhere(p.st) {
+			continue
+		}
 		dominated := false
 		for _, q := range pts {
+			if !fitsEverywhere(q.st) {
+				continue
+			}
 			if q.x >= p.x && q.y >= p.y && (q.x > p.x || q.y > p.y) {
 				dominated = true
 			}
@@ -286,7 +299,9 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 	}
 	caption := "<b>" + title + "</b>, one point per strategy: further right compresses more, higher keeps more of the facts " +
 		"(paths, identifiers, errors, commands, constraints) that the session used again after the compaction. " +
-		"The dashed line joins the strategies no other beats on both."
+		"The dashed line joins the strategies no other beats on both, among those that kept every session inside its " +
+		"window with valid requests; a strategy that overflowed anywhere is off it. Need recall is pooled over " +
+		"compactions, compression is the median per compaction."
 	if len(missing) > 0 {
 		caption += " Not shown (no compaction, or no fact to recall): " + esc(strings.Join(missing, ", ")) + "."
 	}
@@ -643,4 +658,34 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// fitsEverywhere: no session overflowed and no request was invalid.
+func fitsEverywhere(st *StrategyStats) bool {
+	return st.OverflowRuns == 0 && st.OrphanResults+st.DanglingCalls == 0
+}
+
+// verdictHTML writes the verdict: the ranked strategies as an ordered list,
+// the others with their reasons, and the ranking rule.
+func verdictHTML(b *strings.Builder, s *Summary) {
+	v := s.Verdict
+	if v.Note != "" {
+		fmt.Fprintf(b, "<p>%s Fit every session: %s.</p>\n", esc(v.Note), esc(strings.Join(lineIDs(v.Ranked), ", ")))
+	} else if len(v.Ranked) == 0 {
+		b.WriteString("<p>No strategy kept every session inside its window.</p>\n")
+	} else {
+		b.WriteString("<p>Kept every session inside its window, best first:</p>\n<ol class=\"verdict\">\n")
+		for _, l := range v.Ranked {
+			fmt.Fprintf(b, "<li><b>%s</b>: %s</li>\n", esc(l.Strategy), esc(l.Why))
+		}
+		b.WriteString("</ol>\n")
+	}
+	if len(v.Others) > 0 {
+		b.WriteString("<p>Did not:</p>\n<ul class=\"verdict\">\n")
+		for _, l := range v.Others {
+			fmt.Fprintf(b, "<li><b>%s</b>: %s</li>\n", esc(l.Strategy), esc(l.Why))
+		}
+		b.WriteString("</ul>\n")
+	}
+	b.WriteString("<p class=\"note\">" + esc(RankingRule) + "</p>\n")
 }

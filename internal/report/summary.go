@@ -31,6 +31,8 @@ type Summary struct {
 	Rulers *Rulers `json:"rulers,omitempty"`
 	// Strategies are the compaction strategies' aggregates, by id.
 	Strategies Strategies `json:"strategies"`
+	// Verdict ranks the strategies (computeVerdict).
+	Verdict Verdict `json:"verdict"`
 	// Anchors are the per-rule-set anchor aggregates (rules table, set rows).
 	Anchors     []RuleSetSummary `json:"anchors,omitempty"`
 	anchorTally anchors.Tally
@@ -120,5 +122,6 @@ func (s *Summary) add(r *analysis.Result) {
 func (s *Summary) finish() {
 	s.Rulers.finish()
 	s.Strategies.finish()
+	s.Verdict = computeVerdict(s)
 	s.Anchors = anchorSummaries(&s.anchorTally)
 }

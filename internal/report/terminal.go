@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 
@@ -59,3 +60,10 @@ func corpusGrid(s *Summary) ([]string, [][]string) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// CorpusLine is the corpus in one line for the default terminal view.
+func CorpusLine(s *Summary) string {
+	t := &s.Corpus.Totals
+	return fmt.Sprintf("corpus: %d files, %d transcripts, %d turns, %d API calls, %d recorded compactions, %d problems",
+		s.Corpus.Files, t.Transcripts, t.Turns, t.APICalls, t.CompactBoundaries+t.MicrocompactBoundaries, t.Problems)
+}
