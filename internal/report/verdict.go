@@ -142,7 +142,13 @@ func failReasons(id string, st *StrategyStats) []string {
 	if id == referenceStrategy {
 		out = append(out, "reference, not a choice: the compactions the recording holds, where they happened")
 	}
-	if st.NeverFiredRuns > 0 {
+	switch {
+	case st.NeverFiredRuns == 0 || id == referenceStrategy:
+	case st.MedianTriggerPeak != nil && *st.MedianTriggerPeak >= 1:
+		out = append(out, fmt.Sprintf("never compacted in %d of the %d sessions whose context reached the window without "+
+			"compaction: its measure reached a median %s of its limit there, but another condition of its trigger "+
+			"(such as a minimum number of messages) held it back", st.NeverFiredRuns, st.ReachedWindowRuns, pct0(*st.MedianTriggerPeak)))
+	default:
 		r := fmt.Sprintf("never compacted: its trigger stayed below its limit in %d of the %d sessions whose context "+
 			"reached the window without compaction", st.NeverFiredRuns, st.ReachedWindowRuns)
 		if st.MedianTriggerPeak != nil {
@@ -188,8 +194,8 @@ func winReasons(st *StrategyStats) string {
 	if st.Compactions == 0 {
 		parts = append(parts, fmt.Sprintf("fits %d/%d sessions without compacting (none reached its trigger)", st.FitRuns, st.Runs))
 	} else {
-		parts = append(parts, fmt.Sprintf("fits %d/%d sessions; %d compactions compress a median %s; keeps %s of the facts needed later",
-			st.FitRuns, st.Runs, st.Compactions, pctOr(st.MedianCompression), pctOr(st.NeedRecall)))
+		parts = append(parts, fmt.Sprintf("fits %d/%d sessions; %s compress a median %s; keeps %s of the facts needed later",
+			st.FitRuns, st.Runs, plural(int(st.Compactions), "compaction"), pctOr(st.MedianCompression), pctOr(st.NeedRecall)))
 	}
 	if st.CostRatio != nil {
 		parts = append(parts, fmt.Sprintf("costs %s× no compaction", strconv.FormatFloat(*st.CostRatio, 'f', 2, 64)))
