@@ -15,7 +15,7 @@ func TestVerdictRanking(t *testing.T) {
 		return &StrategyStats{Runs: 4, FitRuns: 4, Compactions: 10, MedianCompression: f(comp), NeedRecall: f(need), CostRatio: f(cost)}
 	}
 	s := &Summary{Strategies: Strategies{
-		"truncate":   fit(0.5, 0.9, 0.9), // layer 1 (best recall)
+		"truncate":   fit(0.5, 0.9, 0.9),  // layer 1 (best recall)
 		"structured": fit(0.99, 0.1, 0.8), // layer 1 (best compression)
 		"prune":      fit(0.98, 0.1, 0.7), // dominated by structured: layer 2
 		"codex":      fit(0.98, 0.1, 0.6), // same figures as prune, cheaper
