@@ -127,6 +127,10 @@ var fig=btn.closest('figure'),id=btn.getAttribute('data-s'),li=btn.parentNode,of
 li.classList.toggle('off',off);
 fig.querySelectorAll('svg [data-s="'+id+'"]').forEach(function(el){el.classList.toggle('off',off);});
 });});
+document.querySelectorAll('select.ctx-pick').forEach(function(sel){
+sel.addEventListener('change',function(){
+sel.closest('figure').querySelectorAll('div.ctx').forEach(function(d){d.hidden=d.getAttribute('data-i')!==sel.value;});
+});});
 root.setAttribute('data-ready','1');
 })();
 </script>
@@ -392,12 +396,64 @@ func pctOf(n, of int64) string {
 // contextChart: the chosen transcript's real context and each strategy's
 // simulated prompt at every call, compactions marked, the window dashed.
 func contextChart(b *strings.Builder, d *ReportData) {
-	const title = "Context size over the calls of one transcript"
+	const title = "Context size over the calls of a session"
 	cs := d.Series
 	if cs == nil || cs.Calls() == 0 {
 		noData(b, "context", title, "no replayed transcript")
 		return
 	}
+	// The sessions offered: the chosen one first, then the largest others.
+	list := []*analysis.ContextSeries{cs}
+	for _, o := range d.Sessions {
+		if o != cs && o.Calls() > 0 {
+			list = append(list, o)
+		}
+	}
+	var body, legend strings.Builder
+	if len(list) > 1 {
+		body.WriteString(`<p class="pick"><label>Session: <select class="ctx-pick">` + "\n")
+		for i, o := range list {
+			fmt.Fprintf(&body, "<option value=\"%d\">%s (%s, %d calls, peak %s)</option>\n", i, esc(o.TranscriptID),
+				esc(o.Kind), o.Calls(), compact(float64(o.PeakReal)))
+		}
+		body.WriteString("</select></label></p>\n")
+	}
+	for i, o := range list {
+		hidden := ""
+		if i > 0 {
+			hidden = " hidden"
+		}
+		fmt.Fprintf(&body, "<div class=\"ctx\" data-i=\"%d\"%s>\n", i, hidden)
+		svg, counts := contextSVG(o, title)
+		body.WriteString(svg)
+		fmt.Fprintf(&body, "<p class=\"note\"><code>%s</code> (%s; %s, %d calls, model %s, peak recorded context %s). Compactions: %s.</p>\n</div>\n",
+			esc(o.TranscriptID), esc(o.Path), esc(o.Kind), o.Calls(), esc(o.Model), compact(float64(o.PeakReal)), esc(counts))
+	}
+	legend.WriteString("<ul class=\"legend\">\n")
+	legend.WriteString(`<li><button data-s="recorded-real"><span class="sw" style="background:#222;opacity:.35;height:6px"></span>real context (recorded usage)</button></li>` + "\n")
+	for _, ss := range cs.Strategies {
+		fmt.Fprintf(&legend, `<li><button data-s="%s"><span class="sw" style="background:%s"></span>%s</button></li>`+"\n",
+			esc(ss.Strategy), colour(strategyIndex(ss.Strategy)), esc(ss.Strategy))
+	}
+	legend.WriteString("</ul>\n")
+	how := "the largest main session (by peak recorded context)"
+	if d.Want != "" {
+		if d.WantFound {
+			how = "asked for with --report-transcript"
+		} else {
+			how = "the largest main session (--report-transcript " + esc(d.Want) + " matched no replayed transcript)"
+		}
+	}
+	caption := fmt.Sprintf("<b>%s</b>: shown first is %s; the selector offers the %d largest replayed transcripts. "+
+		"Each line is the prompt a strategy would have sent before every recorded call, overhead included; dots are its "+
+		"compactions (hover for the trigger reason and the tokens before and after); the grey band is what the recording "+
+		"really sent; the dashed red line is the window. Click a legend entry to hide or show its line.", title, how, len(list))
+	figure(b, "context", body.String(), legend.String(), caption)
+}
+
+// contextSVG draws one transcript's context series, and says how many
+// compactions each strategy made in it.
+func contextSVG(cs *analysis.ContextSeries, title string) (string, string) {
 	n := cs.Calls()
 	hi, window := 0.0, 0.0
 	for _, v := range cs.Real {
@@ -416,7 +472,7 @@ func contextChart(b *strings.Builder, d *ReportData) {
 	tks, top := ticks(hi*1.02, 6)
 	const W, H, L, R, T, B = 960.0, 400.0, 58.0, 16.0, 14.0, 40.0
 	xs, ys := scale{0, float64(max(n-1, 1)), L, W - R}, scale{0, top, H - B, T}
-	g := newSVG(W, H, title)
+	g := newSVG(W, H, title+": "+cs.TranscriptID)
 	for _, v := range tks {
 		g.line(L, ys.at(v), W-R, ys.at(v), "class", "grid")
 		g.text(L-6, ys.at(v)+4, "end", compact(v))
@@ -439,8 +495,6 @@ func contextChart(b *strings.Builder, d *ReportData) {
 	for i := range px {
 		px[i] = xs.at(float64(i))
 	}
-	var legend strings.Builder
-	legend.WriteString("<ul class=\"legend\">\n")
 	real := make([]float64, n)
 	hasReal := false
 	for i, v := range cs.Real {
@@ -452,15 +506,13 @@ func contextChart(b *strings.Builder, d *ReportData) {
 	if hasReal {
 		g.path(px, real, "recorded context (input + cache read + cache creation)", "class", "mark", "data-s", "recorded-real",
 			"stroke", "#222", "stroke-width", "3", "stroke-opacity", "0.35")
-		legend.WriteString(`<li><button data-s="recorded-real"><span class="sw" style="background:#222;opacity:.35;height:6px"></span>real context (recorded usage)</button></li>` + "\n")
 	}
+	var counts []string
 	for _, ss := range cs.Strategies {
 		col := colour(strategyIndex(ss.Strategy))
 		py := make([]float64, n)
-		peak := int64(0)
 		for i, v := range ss.Prompt {
 			py[i] = ys.at(float64(v))
-			peak = max(peak, v)
 		}
 		g.raw(fmt.Sprintf(`<g data-s="%s">`, esc(ss.Strategy)))
 		g.path(px, py, ss.Strategy+": simulated prompt", "class", "mark", "stroke", col, "stroke-width", "1.6")
@@ -468,31 +520,20 @@ func contextChart(b *strings.Builder, d *ReportData) {
 		if len(ss.Compactions) > n/8 {
 			r = 1.8 // a strategy that compacts at most calls: small dots
 		}
-		for _, c := range ss.Compactions {
+		for k, c := range ss.Compactions {
 			if c < 0 || int(c) >= n {
 				continue
 			}
 			tip := fmt.Sprintf("%s: compaction before call %d → prompt %s tokens", ss.Strategy, c, compact(float64(ss.Prompt[c])))
+			if k < len(ss.Reasons) {
+				tip += " (" + ss.Reasons[k] + ")"
+			}
 			g.circle(px[c], py[c], r, tip, "class", "mark", "fill", col, "stroke", "#fff", "stroke-width", "0.6")
 		}
 		g.raw("</g>")
-		fmt.Fprintf(&legend, `<li><button data-s="%s"><span class="sw" style="background:%s"></span>%s (%s, peak %s)</button></li>`+"\n",
-			esc(ss.Strategy), col, esc(ss.Strategy), plural(len(ss.Compactions), "compaction"), compact(float64(peak)))
+		counts = append(counts, fmt.Sprintf("%s %d", ss.Strategy, len(ss.Compactions)))
 	}
-	legend.WriteString("</ul>\n")
-	how := "the transcript with the most recorded calls"
-	if d.Want != "" {
-		if d.WantFound {
-			how = "asked for with --report-transcript"
-		} else {
-			how = "the transcript with the most recorded calls (--report-transcript " + esc(d.Want) + " matched no replayed transcript)"
-		}
-	}
-	caption := fmt.Sprintf("<b>%s</b>: <code>%s</code> (%s; %d calls, model %s), %s. Each line is the prompt a strategy "+
-		"would have sent before every recorded call, overhead included; dots are its compactions; the grey band is what "+
-		"the recording really sent. Click a legend entry to hide or show its line.",
-		title, esc(cs.TranscriptID), esc(cs.Path), n, esc(cs.Model), how)
-	figure(b, "context", g.String(), legend.String(), caption)
+	return g.String(), strings.Join(counts, ", ")
 }
 
 // anchorsChart: per rule set, each rule's matched turns (light) and fires
