@@ -144,6 +144,14 @@ func configHash(cfg *analysis.Config) string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// runID identifies a run by what determines its outputs: tool, version,
+// configuration and inputs (no clock, so identical runs share it).
+func runID(m *report.Meta) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s", m.Tool, m.Version, m.ConfigHash, strings.Join(m.Inputs, "\x00"))
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
 // runCommand reads, analyses and writes; it is the whole run command.
 func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) error {
 	if len(opts.Paths) == 0 {
@@ -170,10 +178,10 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: report.Meta{
-		Tool: "compactbench", Version: version, ConfigHash: configHash(&opts.Config), Inputs: opts.Paths,
-		Overhead: overhead.String(),
-	}, Settings: reportSettings(&opts.Config), ReportTranscript: opts.ReportTranscript})
+	meta := report.Meta{Tool: "compactbench", Version: version, ConfigHash: configHash(&opts.Config), Inputs: opts.Paths,
+		Overhead: overhead.String()}
+	meta.RunID = runID(&meta)
+	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: meta, Settings: reportSettings(&opts.Config), ReportTranscript: opts.ReportTranscript})
 	if err != nil {
 		return err
 	}
@@ -342,6 +350,9 @@ func terminalTables(w io.Writer, sum *report.Summary, wide bool) error {
 	fmt.Fprintln(w)
 	if err := report.StrategyTable(w, sum, wide); err != nil {
 		return err
+	}
+	if line := report.RereadLine(sum); line != "" {
+		fmt.Fprintln(w, line)
 	}
 	if !wide {
 		_, err := fmt.Fprintln(w, report.CorpusLine(sum))

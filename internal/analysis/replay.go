@@ -1,6 +1,9 @@
 package analysis
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/tokens"
@@ -10,6 +13,10 @@ import (
 // RunRow is a row of the runs table: one strategy's replay of one
 // transcript (compaction.Run has the definitions).
 type RunRow struct {
+	// RunID and ConfigHash identify the run (filled by the table writer),
+	// so the tables of several runs can be unioned.
+	RunID        string `parquet:"run_id" json:"run_id"`
+	ConfigHash   string `parquet:"config_hash" json:"config_hash"`
 	Path         string `parquet:"path" json:"path"`
 	TranscriptID string `parquet:"transcript_id" json:"transcript_id"`
 	Strategy     string `parquet:"strategy" json:"strategy"`
@@ -53,6 +60,10 @@ type RunRow struct {
 // EventRow is a row of the events table: one compaction (compaction.Event
 // has the definitions).
 type EventRow struct {
+	// RunID and ConfigHash identify the run (filled by the table writer),
+	// so the tables of several runs can be unioned.
+	RunID            string   `parquet:"run_id" json:"run_id"`
+	ConfigHash       string   `parquet:"config_hash" json:"config_hash"`
 	Path             string   `parquet:"path" json:"path"`
 	TranscriptID     string   `parquet:"transcript_id" json:"transcript_id"`
 	Strategy         string   `parquet:"strategy" json:"strategy"`
@@ -76,13 +87,14 @@ type EventRow struct {
 	NeedFacts        int64    `parquet:"need_facts" json:"need_facts"`
 	NeedKept         int64    `parquet:"need_kept" json:"need_kept"`
 	NeedRecall       *float64 `parquet:"need_recall,optional" json:"need_recall"`
-	NeedDetail       string   `parquet:"need_detail" json:"need_detail"`
-	FileRecall       *float64 `parquet:"file_recall,optional" json:"file_recall"`
-	ErrorRecall      *float64 `parquet:"error_recall,optional" json:"error_recall"`
-	IntentKept       *bool    `parquet:"intent_kept,optional" json:"intent_kept"`
-	TriggerTokens    int64    `parquet:"trigger_tokens" json:"trigger_tokens"`
-	PreTokens        int64    `parquet:"pre_tokens" json:"pre_tokens"`
-	SummarizerInput  int64    `parquet:"summarizer_input" json:"summarizer_input"`
+	// NeedDetail breaks need_kept / need_facts down by fact kind.
+	NeedDetail      []NeedKind `parquet:"need_detail,list" json:"need_detail"`
+	FileRecall      *float64   `parquet:"file_recall,optional" json:"file_recall"`
+	ErrorRecall     *float64   `parquet:"error_recall,optional" json:"error_recall"`
+	IntentKept      *bool      `parquet:"intent_kept,optional" json:"intent_kept"`
+	TriggerTokens   int64      `parquet:"trigger_tokens" json:"trigger_tokens"`
+	PreTokens       int64      `parquet:"pre_tokens" json:"pre_tokens"`
+	SummarizerInput int64      `parquet:"summarizer_input" json:"summarizer_input"`
 	// Timestamp is the recording's timestamp of the last message before
 	// the compaction; TriggerReason why it happened.
 	Timestamp     string `parquet:"timestamp" json:"timestamp"`
@@ -157,7 +169,7 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, *C
 				AnchorKind: e.AnchorKind, AnchorType: e.AnchorType, AnchorRule: e.AnchorRule, AnchorUsed: e.AnchorUsed,
 				KeptTurns: int64(e.KeptTurns), SummarizedTurns: int64(e.SummarizedTurns), SummaryTokens: int64(e.SummaryTokens),
 				OrphanResults: int64(e.OrphanResults), DanglingCalls: int64(e.DanglingCalls),
-				NeedFacts: int64(e.NeedFacts), NeedKept: int64(e.NeedKept), NeedRecall: e.NeedRecall(), NeedDetail: e.NeedDetail,
+				NeedFacts: int64(e.NeedFacts), NeedKept: int64(e.NeedKept), NeedRecall: e.NeedRecall(), NeedDetail: needKinds(e.NeedDetail),
 				FileRecall: e.FileRecall, ErrorRecall: e.ErrorRecall, IntentKept: e.IntentKept,
 				TriggerTokens: int64(e.TriggerTokens), PreTokens: e.PreTokens, SummarizerInput: int64(e.SummarizerInput),
 				Timestamp: e.Timestamp, TriggerReason: e.TriggerReason, KeptEverything: e.KeptEverything,
@@ -187,4 +199,27 @@ func (c *Config) compaction() *compaction.Config {
 		return compaction.DefaultConfig()
 	}
 	return c.Compaction
+}
+
+// NeedKind is one fact kind's share of an event's need recall.
+type NeedKind struct {
+	Kind   string `parquet:"kind" json:"kind"`
+	Kept   int64  `parquet:"kept" json:"kept"`
+	Needed int64  `parquet:"needed" json:"needed"`
+}
+
+// needKinds parses compaction.Event.NeedDetail ("path=1/2;error=0/1").
+func needKinds(detail string) []NeedKind {
+	out := []NeedKind{}
+	for _, part := range strings.Split(detail, ";") {
+		kind, frac, ok := strings.Cut(part, "=")
+		kept, needed, ok2 := strings.Cut(frac, "/")
+		if !ok || !ok2 {
+			continue
+		}
+		k, _ := strconv.ParseInt(kept, 10, 64)
+		n, _ := strconv.ParseInt(needed, 10, 64)
+		out = append(out, NeedKind{Kind: kind, Kept: k, Needed: n})
+	}
+	return out
 }

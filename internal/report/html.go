@@ -40,6 +40,9 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 	if h, rows := strategyGrid(s); len(rows) > 0 {
 		htmlTable(b, h, rows, "")
 		b.WriteString("<p class=\"note\">" + esc(strategyLegend) + "</p>\n")
+		if line := rereadLine(s); line != "" {
+			b.WriteString("<p>" + esc(line) + "</p>\n")
+		}
 	}
 	b.WriteString("</section>\n")
 

@@ -49,6 +49,9 @@ func WriteMarkdown(w io.Writer, s *Summary, d *ReportData) error {
 		b.WriteString("\n## Strategies\n\n")
 		mdTable(b, h, rows, "")
 		b.WriteString("\n" + strategyLegend + "\n")
+		if line := rereadLine(s); line != "" {
+			b.WriteString("\n" + line + "\n")
+		}
 	}
 	if len(s.Anchors) > 0 {
 		b.WriteString("\n## Anchor rule sets\n\n")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -66,4 +67,14 @@ func CorpusLine(s *Summary) string {
 	t := &s.Corpus.Totals
 	return fmt.Sprintf("corpus: %d files, %d transcripts, %d turns, %d API calls, %d recorded compactions, %d problems",
 		s.Corpus.Files, t.Transcripts, t.Turns, t.APICalls, t.CompactBoundaries+t.MicrocompactBoundaries, t.Problems)
+}
+
+// RereadLine is the behaviour check of need recall, wrapped at 100 columns
+// ("" without recorded compactions).
+func RereadLine(s *Summary) string {
+	line := rereadLine(s)
+	if line == "" {
+		return ""
+	}
+	return strings.Join(wrap(line, 100, ""), "\n")
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/compaction"
 )
 
@@ -276,4 +277,58 @@ func lineIDs(ls []VerdictLine) []string {
 		out[i] = l.Strategy
 	}
 	return out
+}
+
+// RereadStats total the behaviour check of need recall over the recorded
+// compactions (rereads table): files read before a compaction that the agent
+// read again within analysis.RereadCalls calls, split by whether the
+// harness's summary named them. If the agent re-reads the files a summary
+// dropped more often than those it kept, losing a fact costs work, which is
+// what need recall counts.
+type RereadStats struct {
+	Compactions int64 `json:"compactions"`
+	FilesRead   int64 `json:"files_read"`
+	Reread      int64 `json:"reread"`
+	Kept        int64 `json:"summary_kept"`
+	RereadKept  int64 `json:"reread_kept"`
+	RereadLost  int64 `json:"reread_lost"`
+	// RereadRate is Reread / FilesRead; RereadRateKept and RereadRateLost
+	// are the rates among the files the summary named and did not name.
+	RereadRate     *float64 `json:"reread_rate"`
+	RereadRateKept *float64 `json:"reread_rate_kept"`
+	RereadRateLost *float64 `json:"reread_rate_lost"`
+}
+
+func (r *RereadStats) add(rows []analysis.RereadRow) {
+	for i := range rows {
+		row := &rows[i]
+		r.Compactions++
+		r.FilesRead += row.FilesRead
+		r.Reread += row.Reread
+		r.Kept += row.SummaryKept
+		r.RereadKept += row.RereadKept
+		r.RereadLost += row.RereadLost
+	}
+}
+
+func (r *RereadStats) finish() {
+	r.RereadRate = share(r.Reread, r.FilesRead)
+	r.RereadRateKept = share(r.RereadKept, r.Kept)
+	r.RereadRateLost = share(r.RereadLost, r.FilesRead-r.Kept)
+}
+
+// rereadLine says what the behaviour check found, beside the recorded
+// strategy's need recall ("" without recorded compactions).
+func rereadLine(s *Summary) string {
+	r := s.Rereads
+	if r == nil || r.Compactions == 0 {
+		return ""
+	}
+	line := fmt.Sprintf("At the %s the recording holds, the agent read again within %d calls %d of the %d files it had read "+
+		"before (%s): %s of those the summary named, %s of those it dropped.", plural(int(r.Compactions), "compaction"),
+		analysis.RereadCalls, r.Reread, r.FilesRead, pctOr(r.RereadRate), pctOr(r.RereadRateKept), pctOr(r.RereadRateLost))
+	if st := s.Strategies[referenceStrategy]; st != nil && st.NeedRecall != nil {
+		line += fmt.Sprintf(" Need recall of those compactions: %s.", pct0(*st.NeedRecall))
+	}
+	return line + " (rereads table, per compaction)"
 }
