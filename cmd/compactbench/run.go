@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,6 +71,9 @@ func newRunCommand() *cli.Command {
 			if opts.Config.Compaction, err = compactionFlags(c); err != nil {
 				return err
 			}
+			if opts.Thresholds, err = anchorThresholds(c.StringSlice("set")); err != nil {
+				return err
+			}
 			return runCommand(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 		},
 	}
@@ -94,6 +98,9 @@ type runOptions struct {
 	Evidence string
 	// NoAnchors leaves Config.Anchors nil (tests and benchmarks).
 	NoAnchors bool
+	// Thresholds are --set anchors.threshold / anchors.SET.threshold:
+	// rule-set name ("" for every set) → confidence threshold.
+	Thresholds map[string]float64
 	// ReportTranscript is --report-transcript.
 	ReportTranscript string
 }
@@ -175,6 +182,14 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	}
 	if opts.Config.Anchors == nil && !opts.NoAnchors {
 		if opts.Config.Anchors, err = anchorConfig(opts.Rules, opts.Labels, opts.Evidence, inputs.Labels); err != nil {
+			return err
+		}
+	}
+	if len(opts.Thresholds) > 0 {
+		if opts.Config.Anchors == nil {
+			return usageErr("--set anchors.*: no rule sets in this run (--rules none)")
+		}
+		if opts.Config.Anchors, err = withThresholds(opts.Config.Anchors, opts.Thresholds); err != nil {
 			return err
 		}
 	}
@@ -303,6 +318,9 @@ func compactionFlags(c *cli.Context) (*compaction.Config, error) {
 		if !ok {
 			return nil, usageErr("--set %s: want STRATEGY.PARAM=VALUE", kv)
 		}
+		if _, ok := thresholdKey(strings.TrimSpace(k)); ok {
+			continue // an anchor threshold (anchorThresholds)
+		}
 		if err := cfg.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
 			return nil, usageErr("--set: %v", err)
 		}
@@ -364,4 +382,28 @@ func terminalTables(w io.Writer, sum *report.Summary, wide bool) error {
 		}
 	}
 	return nil
+}
+
+// anchorThresholds reads the --set values that set rule-set thresholds
+// (anchors.threshold, anchors.SET.threshold), as tune takes them; other
+// anchors.* keys are usage errors.
+func anchorThresholds(sets []string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for _, kv := range sets {
+		k, v, _ := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		set, ok := thresholdKey(k)
+		if !ok {
+			if strings.HasPrefix(k, "anchors.") {
+				return nil, usageErr("--set %s: the anchor keys are anchors.threshold and anchors.SET.threshold", k)
+			}
+			continue
+		}
+		t, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, usageErr("--set %s=%s: not a number", k, v)
+		}
+		out[set] = t
+	}
+	return out, nil
 }

@@ -167,3 +167,27 @@ func dominates(b, a *report.StrategyStats) bool {
 	bc, bn, ac, an := deref(b.MedianCompression), deref(b.NeedRecall), deref(a.MedianCompression), deref(a.NeedRecall)
 	return bc >= ac && bn >= an && (bc > ac || bn > an)
 }
+
+// TestRunSetsAnchorThreshold: run takes --set anchors.SET.threshold as tune
+// does; a set the run lacks is a usage error.
+func TestRunSetsAnchorThreshold(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, "run", "-q", "--format", "json", "-o", dir, "--set", "anchors.tuned.threshold=0.95", seeds); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum report.Summary
+	data, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, rs := range sum.Anchors {
+		if want := map[bool]float64{true: 0.95, false: 0.9}[rs.Name == "tuned"]; rs.Threshold != want {
+			t.Errorf("%s: threshold %v, want %v", rs.Name, rs.Threshold, want)
+		}
+	}
+	for _, bad := range []string{"anchors.nope.threshold=0.9", "anchors.tuned.threshold=high", "anchors.tuned.weight=1"} {
+		if code, _, stderr := runCLI(t, "run", "-q", "-o", t.TempDir(), "--set", bad, seeds); code != 2 {
+			t.Errorf("--set %s: exit %d (%s), want 2", bad, code, stderr)
+		}
+	}
+}
