@@ -65,8 +65,9 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // CorpusLine is the corpus in one line for the default terminal view.
 func CorpusLine(s *Summary) string {
 	t := &s.Corpus.Totals
-	return fmt.Sprintf("corpus: %d files, %d transcripts, %d turns, %d API calls, %d recorded compactions, %d problems",
-		s.Corpus.Files, t.Transcripts, t.Turns, t.APICalls, t.CompactBoundaries+t.MicrocompactBoundaries, t.Problems)
+	return fmt.Sprintf("corpus: %s, %s, %s, %s, %s, %s", plural(int(s.Corpus.Files), "file"), plural(int(t.Transcripts), "transcript"),
+		plural(int(t.Turns), "turn"), plural(int(t.APICalls), "API call"),
+		plural(int(t.CompactBoundaries+t.MicrocompactBoundaries), "recorded compaction"), plural(int(t.Problems), "problem"))
 }
 
 // RereadLine is the behaviour check of need recall, wrapped at 100 columns
