@@ -47,7 +47,7 @@ corpus: build
 ## test: formatting, vet and the race-enabled test suite (what CI runs); ends with how
 ## many tests were skipped and why
 test: fmt-check vet
-	@out=$$(mktemp); $(GO) test -race -count=1 -json $(PKGS) > $$out; status=$$?; \
+	@out=$$(mktemp); $(GO) test -race -count=1 -timeout 30m -json $(PKGS) > $$out; status=$$?; \
 	$(GO) run ./internal/testutil/testsummary < $$out; summary=$$?; rm -f $$out; \
 	[ $$status = 0 ] && [ $$summary = 0 ]
 

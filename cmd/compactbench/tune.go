@@ -325,7 +325,13 @@ func tuneAction(c *cli.Context) error {
 			}
 			return strings.Join(out, " ")
 		}
-		rows = append(rows, report.TuneRows(i+1, paramsFor, sum, rulesOf)...)
+		setRows := report.TuneRows(i+1, paramsFor, sum, rulesOf)
+		meta := report.Meta{Tool: "compactbench", Version: version, ConfigHash: configHash(&cfgs[i]), Inputs: paths}
+		meta.RunID = runID(&meta)
+		for k := range setRows {
+			setRows[k].RunID, setRows[k].ConfigHash = meta.RunID, meta.ConfigHash
+		}
+		rows = append(rows, setRows...)
 		if !c.Bool("quiet") {
 			fmt.Fprintf(c.App.ErrWriter, "setting %d/%d %s: %v\n", i+1, len(grid), strings.Join(params, " "), time.Since(t0).Round(time.Millisecond))
 		}

@@ -26,7 +26,11 @@ func (s *Summary) Finish() { s.finish() }
 // labels named in labels (gold when the corpus has gold labels for the set,
 // else evidence).
 type TuneRow struct {
-	Setting int64 `parquet:"setting" json:"setting"`
+	// RunID and ConfigHash identify the setting's run (each setting has
+	// its own configuration), as in every other table.
+	RunID      string `parquet:"run_id" json:"run_id"`
+	ConfigHash string `parquet:"config_hash" json:"config_hash"`
+	Setting    int64  `parquet:"setting" json:"setting"`
 	// Params is the setting: "anchors.threshold=0.8 mask.keep=5".
 	Params   string `parquet:"params" json:"params"`
 	Strategy string `parquet:"strategy" json:"strategy"`

@@ -60,7 +60,27 @@ func run(in io.Reader, out io.Writer) int {
 				fmt.Fprintf(out, "--- FAIL: %s %s\n%s", e.Package, e.Test, strings.Join(outputs[key], ""))
 			} else {
 				packages++
-				fmt.Fprintf(out, "%sFAIL\t%s\t%.3fs\n", strings.Join(outputs[key], ""), e.Package, e.Elapsed)
+				// Tests of the package that never ended (a timeout, a
+				// panic) hold the reason.
+				var open []string
+				for k := range outputs {
+					if pkg, test, _ := strings.Cut(k, "\x00"); pkg == e.Package && test != "" {
+						open = append(open, k)
+					}
+				}
+				sort.Strings(open)
+				for _, k := range open {
+					_, test, _ := strings.Cut(k, "\x00")
+					fmt.Fprintf(out, "--- unfinished: %s %s\n%s", e.Package, test, tail(outputs[k], 40))
+					delete(outputs, k)
+				}
+				var lines []string
+				for _, l := range outputs[key] {
+					if !strings.HasPrefix(l, "FAIL\t") && !strings.HasPrefix(l, "ok  \t") && strings.TrimSpace(l) != "FAIL" {
+						lines = append(lines, l)
+					}
+				}
+				fmt.Fprintf(out, "%sFAIL\t%s\t%.3fs\n", strings.Join(lines, ""), e.Package, e.Elapsed)
 			}
 		case "pass":
 			if e.Test == "" {
@@ -107,4 +127,12 @@ func skipReason(lines []string) string {
 		return "(no reason given)"
 	}
 	return why
+}
+
+// tail joins the last n lines.
+func tail(lines []string, n int) string {
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "")
 }

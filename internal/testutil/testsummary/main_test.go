@@ -14,6 +14,8 @@ func TestSummary(t *testing.T) {
 		`{"Action":"skip","Package":"p","Test":"TestA"}`,
 		`{"Action":"output","Package":"p","Test":"TestB","Output":"    b_test.go:3: got 1, want 2\n"}`,
 		`{"Action":"fail","Package":"p","Test":"TestB"}`,
+		`{"Action":"output","Package":"p","Test":"TestC","Output":"panic: test timed out after 10m0s\n"}`,
+		`{"Action":"output","Package":"p","Output":"FAIL\tp\t0.500s\n"}`,
 		`{"Action":"fail","Package":"p","Elapsed":0.5}`,
 		`{"Action":"pass","Package":"q","Elapsed":0.25}`,
 	}, "\n")
@@ -21,7 +23,10 @@ func TestSummary(t *testing.T) {
 	if code := run(strings.NewReader(in), &out); code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
-	for _, want := range []string{"--- FAIL: p TestB\n    b_test.go:3: got 1, want 2", "FAIL\tp\t0.500s", "ok  \tq\t0.250s",
+	if strings.Count(out.String(), "FAIL\tp") != 1 {
+		t.Errorf("the package's FAIL line is repeated:\n%s", out.String())
+	}
+	for _, want := range []string{"--- FAIL: p TestB\n    b_test.go:3: got 1, want 2", "--- unfinished: p TestC\npanic: test timed out", "FAIL\tp\t0.500s", "ok  \tq\t0.250s",
 		"1 tests skipped:\n  p TestA: real corpus not found; skipping\n"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
