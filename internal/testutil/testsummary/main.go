@@ -89,7 +89,7 @@ func run(in io.Reader, out io.Writer) int {
 			}
 		}
 		if e.Action == "pass" || e.Action == "skip" || e.Action == "fail" {
-			if e.Test != "" && e.Action != "fail" {
+			if e.Test != "" {
 				delete(outputs, key)
 			}
 		}

@@ -23,6 +23,9 @@ func TestSummary(t *testing.T) {
 	if code := run(strings.NewReader(in), &out); code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
+	if strings.Count(out.String(), "got 1, want 2") != 1 || strings.Contains(out.String(), "unfinished: p TestB") {
+		t.Errorf("a failed test's output is repeated:\n%s", out.String())
+	}
 	if strings.Count(out.String(), "FAIL\tp") != 1 {
 		t.Errorf("the package's FAIL line is repeated:\n%s", out.String())
 	}
