@@ -44,9 +44,12 @@ corpus: build
 	rm -rf corpora/generated
 	./$(BIN) gen $(CORPUS_GEN) --quiet corpora/generated
 
-## test: formatting, vet and the race-enabled test suite (what CI runs)
+## test: formatting, vet and the race-enabled test suite (what CI runs); ends with how
+## many tests were skipped and why
 test: fmt-check vet
-	$(GO) test -race -count=1 $(PKGS)
+	@out=$$(mktemp); $(GO) test -race -count=1 -timeout 30m -json $(PKGS) > $$out; status=$$?; \
+	$(GO) run ./internal/testutil/testsummary < $$out; summary=$$?; rm -f $$out; \
+	[ $$status = 0 ] && [ $$summary = 0 ]
 
 vet:
 	$(GO) vet $(PKGS)

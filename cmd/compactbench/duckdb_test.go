@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,6 +150,26 @@ func cellMismatch(typ string, raw json.RawMessage, want string) string {
 		}
 		return ""
 	}
+	switch {
+	case strings.HasSuffix(typ, "[]"):
+		// A LIST column: the CSV cell is the same list as a JSON array.
+		// DuckDB renders some numbers as strings, so both sides are
+		// compared with every scalar as text.
+		var g, w any
+		if err := json.Unmarshal(raw, &g); err != nil {
+			return "not JSON: " + string(raw)
+		}
+		if err := json.Unmarshal([]byte(want), &w); err != nil {
+			return "the CSV cell is not a JSON list: " + want
+		}
+		if _, ok := g.([]any); !ok {
+			return "not a list: " + string(raw)
+		}
+		if a, b := scalarsAsText(g), scalarsAsText(w); a != b {
+			return a + " vs " + b
+		}
+		return ""
+	}
 	switch typ {
 	case "VARCHAR":
 		var s string
@@ -183,4 +204,79 @@ func cellMismatch(typ string, raw json.RawMessage, want string) string {
 		return "unexpected type"
 	}
 	return ""
+}
+
+// scalarsAsText renders a decoded JSON value with every scalar as a string
+// (map keys sorted by encoding/json).
+func scalarsAsText(v any) string {
+	var norm func(any) any
+	norm = func(v any) any {
+		switch x := v.(type) {
+		case []any:
+			out := make([]any, len(x))
+			for i, e := range x {
+				out[i] = norm(e)
+			}
+			return out
+		case map[string]any:
+			out := map[string]any{}
+			for k, e := range x {
+				out[k] = norm(e)
+			}
+			return out
+		case nil:
+			return nil
+		}
+		return fmt.Sprint(v)
+	}
+	js, _ := json.Marshal(norm(v))
+	return string(js)
+}
+
+// TestParquetLists: list-valued columns are LIST columns in Parquet, as
+// DuckDB reads them, and every table carries run_id and config_hash.
+func TestParquetLists(t *testing.T) {
+	modules := duckdbModules(t)
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, "run", "-q", "--format", "parquet,json", "--window", "60000", "-o", dir, "../../corpora"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	sort.Strings(files)
+	script := filepath.Join(t.TempDir(), "read.cjs")
+	if err := os.WriteFile(script, []byte(duckdbScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", append([]string{script}, files...)...)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	var tables map[string]duckTable
+	if err := json.Unmarshal(out, &tables); err != nil {
+		t.Fatal(err)
+	}
+	wantList := map[string]string{"transcripts": "ignored_types", "events": "need_detail", "rereads": "reread_paths"}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".parquet")
+		tb := tables[f]
+		if len(tb.Columns) < 2 || tb.Columns[0] != "run_id" || tb.Columns[1] != "config_hash" {
+			t.Errorf("%s: columns start %v, want run_id, config_hash", name, tb.Columns[:min(2, len(tb.Columns))])
+		}
+		if col, ok := wantList[name]; ok {
+			found := false
+			for i, c := range tb.Columns {
+				if c == col {
+					found = true
+					if !strings.HasSuffix(tb.Types[i], "[]") {
+						t.Errorf("%s.%s is %s, want a LIST", name, col, tb.Types[i])
+					}
+				}
+			}
+			if !found {
+				t.Errorf("%s has no column %s", name, col)
+			}
+		}
+	}
 }

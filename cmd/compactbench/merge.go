@@ -341,10 +341,8 @@ func mergeCommand(dirs []string, out string, formats outputFormats, quiet bool, 
 		return nil
 	}
 	if formats.Table {
-		for _, table := range []func(io.Writer, *report.Summary) error{report.CorpusTable, report.RulerTable, report.StrategyTable, report.AnchorsTable} {
-			if err := table(stdout, sum); err != nil {
-				return err
-			}
+		if err := terminalTables(stdout, sum, false); err != nil {
+			return err
 		}
 	}
 	fmt.Fprintf(stderr, "merged %d shards (%d files): %d transcripts, %d problems; outputs in %s\n",

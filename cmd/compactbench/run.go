@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,6 +50,7 @@ func newRunCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-progress", Usage: "never show the progress bar"},
 			&cli.StringFlag{Name: "cache", Usage: "keep each file's results in `DIR`, keyed by content, configuration and build; a re-run analyses only new or changed files"},
 			&cli.StringFlag{Name: "shard", Usage: "process shard `K/N` of the inputs (1 ≤ K ≤ N), chosen by a hash of each file's path relative to its argument"},
+			&cli.BoolFlag{Name: "wide", Usage: "terminal: every table and every figure (default: the verdict and the deciding figures, within 100 columns)"},
 			&cli.StringFlag{Name: "rulers", Value: strings.Join(tokens.DefaultNames(), ","), Usage: "rulers measured in the calls table (" + strings.Join(tokens.Names(), ", ") + ", default, all)"},
 		}, limitFlags(), metricFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "overhead", Value: "segments", Usage: "how the calls table fixes the overhead: first (the first call) or segments (again after each compaction or model change)"},
@@ -60,7 +62,7 @@ func newRunCommand() *cli.Command {
 			opts := runOptions{
 				Paths: c.Args().Slice(), Jobs: c.Int("jobs"), Out: c.String("out"),
 				InputFormat: c.String("input-format"), Strict: c.Bool("strict"), Quiet: c.Bool("quiet"),
-				Progress: !c.Bool("no-progress"), ReportTranscript: c.String("report-transcript"),
+				Progress: !c.Bool("no-progress"), Wide: c.Bool("wide"), ReportTranscript: c.String("report-transcript"),
 				Rules: c.StringSlice("rules"), Labels: c.StringSlice("labels"), Evidence: c.String("evidence"),
 				Cache: c.String("cache"),
 			}
@@ -86,6 +88,9 @@ func newRunCommand() *cli.Command {
 			if opts.LLM, err = summarizerFromFlags(c, opts.Config.Compaction, opts.Config.Models); err != nil {
 				return err
 			}
+			if opts.Thresholds, err = anchorThresholds(c.StringSlice("set")); err != nil {
+				return err
+			}
 			return runCommand(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 		},
 	}
@@ -103,13 +108,18 @@ type runOptions struct {
 	Strict   bool
 	Quiet    bool
 	Progress bool
-	Config   analysis.Config
+	// Wide is --wide: every terminal table and figure.
+	Wide   bool
+	Config analysis.Config
 	// Rules, Labels and Evidence are --rules, --labels and --evidence.
 	Rules    []string
 	Labels   []string
 	Evidence string
 	// NoAnchors leaves Config.Anchors nil (tests and benchmarks).
 	NoAnchors bool
+	// Thresholds are --set anchors.threshold / anchors.SET.threshold:
+	// rule-set name ("" for every set) → confidence threshold.
+	Thresholds map[string]float64
 	// ReportTranscript is --report-transcript.
 	ReportTranscript string
 	// Cache is --cache: a directory of per-file results ("" for none).
@@ -166,6 +176,14 @@ func configHash(cfg *analysis.Config) string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// runID identifies a run by what determines its outputs: tool, version,
+// configuration and inputs (no clock, so identical runs share it).
+func runID(m *report.Meta) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s", m.Tool, m.Version, m.ConfigHash, strings.Join(m.Inputs, "\x00"))
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
 // runCommand reads, analyses and writes; it is the whole run command.
 func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) error {
 	if len(opts.Paths) == 0 {
@@ -217,10 +235,19 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if opts.LLM != nil && (opts.Cache != "" || opts.Shard.N > 0) {
 		return usageErr("--cache and --shard do not work with a model summarizer yet (its answers and request counts are not reproducible per file)")
 	}
+	if len(opts.Thresholds) > 0 {
+		if opts.Config.Anchors == nil {
+			return usageErr("--set anchors.*: no rule sets in this run (--rules none)")
+		}
+		if opts.Config.Anchors, err = withThresholds(opts.Config.Anchors, opts.Thresholds); err != nil {
+			return err
+		}
+	}
 	meta := report.Meta{
 		Tool: "compactbench", Version: version, ConfigHash: configHash(&opts.Config), Inputs: opts.Paths,
 		Overhead: overhead.String(), Models: opts.Config.Models,
 	}
+	meta.RunID = runID(&meta)
 	settings := reportSettings(&opts.Config)
 	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: meta,
 		Settings: settings, ReportTranscript: opts.ReportTranscript, Summaries: opts.LLM != nil})
@@ -339,16 +366,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	elapsed := time.Since(start)
 	if !opts.Quiet {
 		if opts.Formats.Table {
-			if err := report.CorpusTable(stdout, sum); err != nil {
-				return err
-			}
-			if err := report.RulerTable(stdout, sum); err != nil {
-				return err
-			}
-			if err := report.StrategyTable(stdout, sum); err != nil {
-				return err
-			}
-			if err := report.AnchorsTable(stdout, sum); err != nil {
+			if err := terminalTables(stdout, sum, opts.Wide); err != nil {
 				return err
 			}
 		}
@@ -500,6 +518,9 @@ func compactionFlags(c *cli.Context) (*compaction.Config, error) {
 		if !ok {
 			return nil, usageErr("--set %s: want STRATEGY.PARAM=VALUE", kv)
 		}
+		if _, ok := thresholdKey(strings.TrimSpace(k)); ok {
+			continue // an anchor threshold (anchorThresholds)
+		}
 		if err := cfg.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
 			return nil, usageErr("--set: %v", err)
 		}
@@ -535,4 +556,54 @@ func compactionBase(c *cli.Context) (*compaction.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// terminalTables prints the run's results: the verdict first, then the
+// strategies' deciding figures and a corpus line, within 100 columns; wide
+// adds every figure and the corpus, ruler and rule-set tables.
+func terminalTables(w io.Writer, sum *report.Summary, wide bool) error {
+	if err := report.VerdictText(w, sum); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if err := report.StrategyTable(w, sum, wide); err != nil {
+		return err
+	}
+	if line := report.RereadLine(sum); line != "" {
+		fmt.Fprintln(w, line)
+	}
+	if !wide {
+		_, err := fmt.Fprintln(w, report.CorpusLine(sum))
+		return err
+	}
+	for _, table := range []func(io.Writer, *report.Summary) error{report.CorpusTable, report.RulerTable, report.AnchorsTable} {
+		if err := table(w, sum); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// anchorThresholds reads the --set values that set rule-set thresholds
+// (anchors.threshold, anchors.SET.threshold), as tune takes them; other
+// anchors.* keys are usage errors.
+func anchorThresholds(sets []string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for _, kv := range sets {
+		k, v, _ := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		set, ok := thresholdKey(k)
+		if !ok {
+			if strings.HasPrefix(k, "anchors.") {
+				return nil, usageErr("--set %s: the anchor keys are anchors.threshold and anchors.SET.threshold", k)
+			}
+			continue
+		}
+		t, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, usageErr("--set %s=%s: not a number", k, v)
+		}
+		out[set] = t
+	}
+	return out, nil
 }

@@ -237,6 +237,16 @@ func tuneConfig(c *cli.Context, base analysis.Config, baseAnchors *analysis.Anch
 		cfg.Anchors = baseAnchors
 		return cfg, nil
 	}
+	if cfg.Anchors, err = withThresholds(baseAnchors, thresholds); err != nil {
+		return base, err
+	}
+	return cfg, nil
+}
+
+// withThresholds returns the anchor configuration with rule-set thresholds
+// changed: thresholds maps a set's name to its threshold, "" to every set
+// not named. A name that is no rule set of the run is a usage error.
+func withThresholds(baseAnchors *analysis.AnchorConfig, thresholds map[string]float64) (*analysis.AnchorConfig, error) {
 	for name := range thresholds {
 		if name == "" {
 			continue
@@ -246,7 +256,7 @@ func tuneConfig(c *cli.Context, base analysis.Config, baseAnchors *analysis.Anch
 			found = found || s.Name == name
 		}
 		if !found {
-			return base, usageErr("--set anchors.%s.threshold: no rule set %q in this run", name, name)
+			return nil, usageErr("--set anchors.%s.threshold: no rule set %q in this run", name, name)
 		}
 	}
 	sets := make([]*anchors.RuleSet, len(baseAnchors.Sets))
@@ -261,14 +271,16 @@ func tuneConfig(c *cli.Context, base analysis.Config, baseAnchors *analysis.Anch
 			sets[i] = s
 			continue
 		}
+		var err error
 		if sets[i], err = s.WithThreshold(t); err != nil {
-			return base, usageErr("--set: %v", err)
+			return nil, usageErr("--set: %v", err)
 		}
 	}
-	if cfg.Anchors, err = analysis.NewAnchorConfig(sets, baseAnchors.Labels, baseAnchors.Evidence); err != nil {
-		return base, usageErr("%v", err)
+	ac, err := analysis.NewAnchorConfig(sets, baseAnchors.Labels, baseAnchors.Evidence)
+	if err != nil {
+		return nil, usageErr("%v", err)
 	}
-	return cfg, nil
+	return ac, nil
 }
 
 func tuneAction(c *cli.Context) error {
@@ -360,12 +372,27 @@ func tuneAction(c *cli.Context) error {
 		for id, p := range cfgs[i].Compaction.Params {
 			rulesOf[id] = compaction.RuleSetOf(p)
 		}
-		rows = append(rows, report.TuneRows(i+1, strings.Join(params, " "), sum, rulesOf)...)
+		paramsFor := func(strategy, ruleSet string) string {
+			var out []string
+			for k, a := range axes {
+				if axisTouches(a.Key, strategy, ruleSet) {
+					out = append(out, params[k])
+				}
+			}
+			return strings.Join(out, " ")
+		}
+		setRows := report.TuneRows(i+1, paramsFor, sum, rulesOf)
+		meta := report.Meta{Tool: "compactbench", Version: version, ConfigHash: configHash(&cfgs[i]), Inputs: paths}
+		meta.RunID = runID(&meta)
+		for k := range setRows {
+			setRows[k].RunID, setRows[k].ConfigHash = meta.RunID, meta.ConfigHash
+		}
+		rows = append(rows, setRows...)
 		if !c.Bool("quiet") {
 			fmt.Fprintf(c.App.ErrWriter, "setting %d/%d %s: %v\n", i+1, len(grid), strings.Join(params, " "), time.Since(t0).Round(time.Millisecond))
 		}
 	}
-	rows = report.SortTune(rows)
+	rows = report.SortTune(report.DedupTune(rows))
 	report.MarkPareto(rows)
 
 	out := c.String("out")
@@ -424,4 +451,18 @@ func writeTune(dir string, formats report.Formats, rows []report.TuneRow) error 
 		return err
 	}
 	return t.Close()
+}
+
+// axisTouches reports whether a swept key changes what a tune row measures:
+// the run-wide keys change every strategy, an anchors key the rows of the
+// rule sets it sets, a strategy parameter its strategy.
+func axisTouches(key, strategy, ruleSet string) bool {
+	if set, ok := thresholdKey(key); ok {
+		return ruleSet != "" && (set == "" || set == ruleSet)
+	}
+	if key == "window" || key == "mode" {
+		return strategy != ""
+	}
+	id, _, _ := strings.Cut(key, ".")
+	return strategy != "" && id == strategy
 }

@@ -67,6 +67,9 @@ type Result struct {
 	// Summaries describe the events whose summary a model was asked for
 	// (empty with the extractive summarizer).
 	Summaries []SummaryRow
+	// Rereads check need recall against behaviour at each recorded
+	// compaction (rereads table).
+	Rereads []RereadRow
 	// Series is the per-call prompt of the recording and of each strategy
 	// (nil when the transcript is not replayed); reports draw it.
 	Series *ContextSeries
@@ -87,6 +90,10 @@ func (r *Result) OverheadFillsWindow() bool {
 
 // TranscriptRow is a row of the transcripts table: one per transcript read.
 type TranscriptRow struct {
+	// RunID and ConfigHash identify the run (filled by the table writer),
+	// so the tables of several runs can be unioned.
+	RunID        string `parquet:"run_id" json:"run_id"`
+	ConfigHash   string `parquet:"config_hash" json:"config_hash"`
 	Path         string `parquet:"path" json:"path"`
 	TranscriptID string `parquet:"transcript_id" json:"transcript_id"`
 	Format       string `parquet:"format" json:"format"`
@@ -98,24 +105,25 @@ type TranscriptRow struct {
 	ParsedLines  int64  `parquet:"parsed_lines" json:"parsed_lines"`
 	BadLines     int64  `parquet:"bad_lines" json:"bad_lines"`
 	IgnoredLines int64  `parquet:"ignored_lines" json:"ignored_lines"`
-	// IgnoredTypes lists ignored lines per record type: "progress=12;summary=1".
-	IgnoredTypes           string `parquet:"ignored_types" json:"ignored_types"`
-	Messages               int64  `parquet:"messages" json:"messages"`
-	Turns                  int64  `parquet:"turns" json:"turns"`
-	APICalls               int64  `parquet:"api_calls" json:"api_calls"`
-	ToolCalls              int64  `parquet:"tool_calls" json:"tool_calls"`
-	ToolErrors             int64  `parquet:"tool_errors" json:"tool_errors"`
-	CompactBoundaries      int64  `parquet:"compact_boundaries" json:"compact_boundaries"`
-	MicrocompactBoundaries int64  `parquet:"microcompact_boundaries" json:"microcompact_boundaries"`
-	PeakContextReal        int64  `parquet:"peak_context_real" json:"peak_context_real"`
-	Problems               int64  `parquet:"problems" json:"problems"`
+	// IgnoredTypes lists ignored lines per record type, by type: a list of
+	// {key, n} (a JSON array in CSV).
+	IgnoredTypes           []Count `parquet:"ignored_types,list" json:"ignored_types"`
+	Messages               int64   `parquet:"messages" json:"messages"`
+	Turns                  int64   `parquet:"turns" json:"turns"`
+	APICalls               int64   `parquet:"api_calls" json:"api_calls"`
+	ToolCalls              int64   `parquet:"tool_calls" json:"tool_calls"`
+	ToolErrors             int64   `parquet:"tool_errors" json:"tool_errors"`
+	CompactBoundaries      int64   `parquet:"compact_boundaries" json:"compact_boundaries"`
+	MicrocompactBoundaries int64   `parquet:"microcompact_boundaries" json:"microcompact_boundaries"`
+	PeakContextReal        int64   `parquet:"peak_context_real" json:"peak_context_real"`
+	Problems               int64   `parquet:"problems" json:"problems"`
 	// UnknownTypes and UnknownKeys count records of a type the reader does
 	// not know and unknown keys on known records: format drift at a glance.
 	UnknownTypes int64 `parquet:"unknown_types" json:"unknown_types"`
 	UnknownKeys  int64 `parquet:"unknown_keys" json:"unknown_keys"`
 	// OffPath lists the conversation records left off the active path, per
-	// reason: "branch=3;duplicate_uuid=1".
-	OffPath string `parquet:"off_path" json:"off_path"`
+	// reason (branch, duplicate_uuid, synthetic): a list of {key, n}.
+	OffPath []Count `parquet:"off_path,list" json:"off_path"`
 	// Window is the effective context window (the model table's, raised
 	// when the recording exceeds it, or --window); WindowSource says which:
 	// table, inferred or flag. Tokenizer is the model's tokenizer generation.
@@ -130,6 +138,10 @@ type TranscriptRow struct {
 
 // ProblemRow is a row of the problems table.
 type ProblemRow struct {
+	// RunID and ConfigHash identify the run (filled by the table writer),
+	// so the tables of several runs can be unioned.
+	RunID        string `parquet:"run_id" json:"run_id"`
+	ConfigHash   string `parquet:"config_hash" json:"config_hash"`
 	Path         string `parquet:"path" json:"path"`
 	TranscriptID string `parquet:"transcript_id" json:"transcript_id"`
 	Line         int64  `parquet:"line" json:"line"`
@@ -144,12 +156,12 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 		Path: t.Path, TranscriptID: t.ID, Format: t.Format, Kind: string(t.Kind),
 		ParentID: t.ParentID, SessionID: t.SessionID, Model: t.Model,
 		Lines: int64(s.Lines), ParsedLines: int64(s.ParsedLines), BadLines: int64(s.BadLines), IgnoredLines: int64(s.IgnoredLines),
-		IgnoredTypes: FormatCounts(s.IgnoredByType),
+		IgnoredTypes: Counts(s.IgnoredByType),
 		Messages:     int64(len(t.Messages)), Turns: int64(len(turns)),
 		APICalls: int64(s.APICalls), ToolCalls: int64(s.ToolCalls), ToolErrors: int64(s.ToolErrors),
 		CompactBoundaries: int64(s.CompactBoundaries), MicrocompactBoundaries: int64(s.MicrocompactBoundaries),
 		PeakContextReal: s.PeakContextReal, Problems: int64(len(t.Problems) + s.ProblemsUnlisted),
-		UnknownTypes: int64(s.UnknownTypes), UnknownKeys: int64(s.UnknownKeys), OffPath: FormatCounts(s.OffPath),
+		UnknownTypes: int64(s.UnknownTypes), UnknownKeys: int64(s.UnknownKeys), OffPath: Counts(s.OffPath),
 	}}
 	win, src := cfg.Models.WindowOf(t, cfg.compaction().Window)
 	r.Transcript.Window, r.Transcript.WindowSource = int64(win), src
@@ -177,10 +189,42 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 		}
 	}
 	r.Runs, r.Events, r.Summaries, r.Series = replayRows(t, cfg)
+	var recorded []*float64
+	for i := range r.Events {
+		if e := &r.Events[i]; e.Strategy == "recorded" && e.Action == "recorded" {
+			recorded = append(recorded, e.NeedRecall)
+		}
+	}
+	r.Rereads = rereadRows(t, func(k int) *float64 {
+		if k < len(recorded) {
+			return recorded[k]
+		}
+		return nil
+	})
 	if cfg.Anchors != nil {
 		analyzeAnchors(t, turns, cfg.Anchors, r)
 	}
 	return r
+}
+
+// Count is one entry of a list-valued count column.
+type Count struct {
+	Key string `parquet:"key" json:"key"`
+	N   int64  `parquet:"n" json:"n"`
+}
+
+// Counts lists a count map, keys sorted (an empty list for none).
+func Counts(m map[string]int) []Count {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]Count, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, Count{Key: k, N: int64(m[k])})
+	}
+	return out
 }
 
 // FormatCounts renders a count map as "key=n;key=n", keys sorted.

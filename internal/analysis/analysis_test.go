@@ -21,7 +21,7 @@ func TestAnalyzeTranscriptRow(t *testing.T) {
 	r := Analyze(tr, &Config{})
 	row := r.Transcript
 	if row.Turns != 2 || row.Messages != 3 || row.Lines != 5 || row.ParsedLines != 3 || row.Problems != 1 ||
-		row.IgnoredTypes != "progress=1" || row.PeakContextReal != 99 || row.ToolErrors != 1 {
+		len(row.IgnoredTypes) != 1 || row.IgnoredTypes[0] != (Count{"progress", 1}) || row.PeakContextReal != 99 || row.ToolErrors != 1 {
 		t.Errorf("row = %+v", row)
 	}
 	if len(r.Problems) != 1 || r.Problems[0] != (ProblemRow{Path: "p/s1.jsonl", TranscriptID: "s1", Line: 4, Reason: "malformed JSON"}) {

@@ -42,6 +42,10 @@ func NewAnchorConfig(sets []*anchors.RuleSet, labels *anchors.LabelSet, evidence
 // (natural, or the synthetic fallback) per rule set, over the whole
 // transcript's turns.
 type AnchorRow struct {
+	// RunID and ConfigHash identify the run (filled by the table writer),
+	// so the tables of several runs can be unioned.
+	RunID        string  `parquet:"run_id" json:"run_id"`
+	ConfigHash   string  `parquet:"config_hash" json:"config_hash"`
 	Path         string  `parquet:"path" json:"path"`
 	TranscriptID string  `parquet:"transcript_id" json:"transcript_id"`
 	RuleSet      string  `parquet:"rule_set" json:"rule_set"`
@@ -64,6 +68,10 @@ type AnchorRow struct {
 // LabelRow is a row of the labels table: one per gold label and per
 // evidence label, with the rule sets that put an anchor on its turn.
 type LabelRow struct {
+	// RunID and ConfigHash identify the run (filled by the table writer),
+	// so the tables of several runs can be unioned.
+	RunID        string `parquet:"run_id" json:"run_id"`
+	ConfigHash   string `parquet:"config_hash" json:"config_hash"`
 	Path         string `parquet:"path" json:"path"`
 	TranscriptID string `parquet:"transcript_id" json:"transcript_id"`
 	// Source is gold or evidence.
@@ -166,7 +174,11 @@ func appendUnique(list []string, s string) []string {
 // fallback. Precision, recall and F1 are empty (null) when undefined: no
 // labels of that source, or nothing detected.
 type RuleRow struct {
-	RuleSet string `parquet:"rule_set" json:"rule_set"`
+	// RunID and ConfigHash identify the run (filled by the table writer),
+	// so the tables of several runs can be unioned.
+	RunID      string `parquet:"run_id" json:"run_id"`
+	ConfigHash string `parquet:"config_hash" json:"config_hash"`
+	RuleSet    string `parquet:"rule_set" json:"rule_set"`
 	// Scope is set, type, rule or synthetic.
 	Scope string `parquet:"scope" json:"scope"`
 	// Rule is the rule's name (rule scope), "synthetic", or "*".

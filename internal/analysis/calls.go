@@ -13,6 +13,10 @@ import (
 // (null in Parquet); err is empty on anchor calls, where it is 0 by
 // construction.
 type CallRow struct {
+	// RunID and ConfigHash identify the run (filled by the table writer),
+	// so the tables of several runs can be unioned.
+	RunID        string `parquet:"run_id" json:"run_id"`
+	ConfigHash   string `parquet:"config_hash" json:"config_hash"`
 	Path         string `parquet:"path" json:"path"`
 	TranscriptID string `parquet:"transcript_id" json:"transcript_id"`
 	CallIndex    int64  `parquet:"call_index" json:"call_index"`
@@ -51,6 +55,10 @@ func (r *CallRow) Slots(ruler string) (**int64, **float64) {
 // each ruler's estimate of the context at that moment (overhead from the
 // governing anchor + the prompt up to the event). err = (est − pre)/pre.
 type BoundaryRow struct {
+	// RunID and ConfigHash identify the run (filled by the table writer),
+	// so the tables of several runs can be unioned.
+	RunID        string `parquet:"run_id" json:"run_id"`
+	ConfigHash   string `parquet:"config_hash" json:"config_hash"`
 	Path         string `parquet:"path" json:"path"`
 	TranscriptID string `parquet:"transcript_id" json:"transcript_id"`
 	EventIndex   int64  `parquet:"event_index" json:"event_index"`

@@ -1,6 +1,9 @@
 package analysis
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/tokens"
@@ -10,9 +13,16 @@ import (
 // RunRow is a row of the runs table: one strategy's replay of one
 // transcript (compaction.Run has the definitions).
 type RunRow struct {
-	Path                string   `parquet:"path" json:"path"`
-	TranscriptID        string   `parquet:"transcript_id" json:"transcript_id"`
-	Strategy            string   `parquet:"strategy" json:"strategy"`
+	// RunID and ConfigHash identify the run (filled by the table writer),
+	// so the tables of several runs can be unioned.
+	RunID        string `parquet:"run_id" json:"run_id"`
+	ConfigHash   string `parquet:"config_hash" json:"config_hash"`
+	Path         string `parquet:"path" json:"path"`
+	TranscriptID string `parquet:"transcript_id" json:"transcript_id"`
+	Strategy     string `parquet:"strategy" json:"strategy"`
+	// RuleSet is the anchor rule set the strategy selects with ("" for
+	// strategies without anchors).
+	RuleSet             string   `parquet:"rule_set" json:"rule_set"`
 	Mode                string   `parquet:"mode" json:"mode"`
 	Window              int64    `parquet:"window" json:"window"`
 	Calls               int64    `parquet:"calls" json:"calls"`
@@ -29,11 +39,31 @@ type RunRow struct {
 	MeanCompression     *float64 `parquet:"mean_compression,optional" json:"mean_compression"`
 	SyntheticAnchorRate *float64 `parquet:"synthetic_anchor_rate,optional" json:"synthetic_anchor_rate"`
 	MeanNeedRecall      *float64 `parquet:"mean_need_recall,optional" json:"mean_need_recall"`
+	// FitsWindow: no call's prompt exceeded the window.
+	FitsWindow bool `parquet:"fits_window" json:"fits_window"`
+	// KeptEverything and FreedUnder1Pct count compactions that dropped no
+	// recorded message, and that freed less than 1 % of the window.
+	KeptEverything int64 `parquet:"kept_everything" json:"kept_everything"`
+	FreedUnder1Pct int64 `parquet:"freed_under_1pct" json:"freed_under_1pct"`
+	// PeakTrigger is the trigger's largest measure before a call and
+	// TriggerLimit its limit there (0: the strategy states none).
+	PeakTrigger  int64 `parquet:"peak_trigger" json:"peak_trigger"`
+	TriggerLimit int64 `parquet:"trigger_limit" json:"trigger_limit"`
+	// Skips are the calls where the trigger fired but the selection found
+	// nothing to compact.
+	Skips int64 `parquet:"skips" json:"skips"`
+	// BaselineOverflows are the calls that would exceed the window
+	// without compaction.
+	BaselineOverflows int64 `parquet:"baseline_overflows" json:"baseline_overflows"`
 }
 
 // EventRow is a row of the events table: one compaction (compaction.Event
 // has the definitions).
 type EventRow struct {
+	// RunID and ConfigHash identify the run (filled by the table writer),
+	// so the tables of several runs can be unioned.
+	RunID            string   `parquet:"run_id" json:"run_id"`
+	ConfigHash       string   `parquet:"config_hash" json:"config_hash"`
 	Path             string   `parquet:"path" json:"path"`
 	TranscriptID     string   `parquet:"transcript_id" json:"transcript_id"`
 	Strategy         string   `parquet:"strategy" json:"strategy"`
@@ -57,13 +87,25 @@ type EventRow struct {
 	NeedFacts        int64    `parquet:"need_facts" json:"need_facts"`
 	NeedKept         int64    `parquet:"need_kept" json:"need_kept"`
 	NeedRecall       *float64 `parquet:"need_recall,optional" json:"need_recall"`
-	NeedDetail       string   `parquet:"need_detail" json:"need_detail"`
-	FileRecall       *float64 `parquet:"file_recall,optional" json:"file_recall"`
-	ErrorRecall      *float64 `parquet:"error_recall,optional" json:"error_recall"`
-	IntentKept       *bool    `parquet:"intent_kept,optional" json:"intent_kept"`
-	TriggerTokens    int64    `parquet:"trigger_tokens" json:"trigger_tokens"`
-	PreTokens        int64    `parquet:"pre_tokens" json:"pre_tokens"`
-	SummarizerInput  int64    `parquet:"summarizer_input" json:"summarizer_input"`
+	// NeedDetail breaks need_kept / need_facts down by fact kind.
+	NeedDetail      []NeedKind `parquet:"need_detail,list" json:"need_detail"`
+	FileRecall      *float64   `parquet:"file_recall,optional" json:"file_recall"`
+	ErrorRecall     *float64   `parquet:"error_recall,optional" json:"error_recall"`
+	IntentKept      *bool      `parquet:"intent_kept,optional" json:"intent_kept"`
+	TriggerTokens   int64      `parquet:"trigger_tokens" json:"trigger_tokens"`
+	PreTokens       int64      `parquet:"pre_tokens" json:"pre_tokens"`
+	SummarizerInput int64      `parquet:"summarizer_input" json:"summarizer_input"`
+	// Timestamp is the recording's timestamp of the last message before
+	// the compaction; TriggerReason why it happened.
+	Timestamp     string `parquet:"timestamp" json:"timestamp"`
+	TriggerReason string `parquet:"trigger_reason" json:"trigger_reason"`
+	// KeptEverything: no recorded message was dropped (only earlier
+	// written text replaced). DroppedTokens: what was removed or changed.
+	KeptEverything bool  `parquet:"kept_everything" json:"kept_everything"`
+	DroppedTokens  int64 `parquet:"dropped_tokens" json:"dropped_tokens"`
+	// NeedLost are the needed-later facts the compacted context lost
+	// (need_facts − need_kept).
+	NeedLost int64 `parquet:"need_lost" json:"need_lost"`
 }
 
 // replays reports whether a transcript is replayed: sessions and subagents
@@ -110,12 +152,15 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []
 	for _, spec := range cc.Enabled() {
 		run, evs := compaction.Replay(sh, spec.ID, spec.New(cc.Params[spec.ID]), opt, overhead, base.CostUSD)
 		series.add(&run, evs)
-		runs = append(runs, RunRow{Path: t.Path, TranscriptID: t.ID, Strategy: spec.ID, Mode: cc.Mode.String(),
+		runs = append(runs, RunRow{Path: t.Path, TranscriptID: t.ID, Strategy: spec.ID,
+			RuleSet: compaction.RuleSetOf(cc.Params[spec.ID]), Mode: cc.Mode.String(),
 			Window: int64(run.Window), Calls: int64(run.Calls), Overhead: int64(run.Overhead),
 			Compactions: int64(run.Compactions), Overflows: int64(run.Overflows),
 			PeakContext: int64(run.PeakContext), FinalContext: int64(run.FinalContext), TokensProcessed: run.TokensProcessed,
 			CostUSD: run.CostUSD, CostRatio: run.CostRatio, BaselineCostUSD: run.BaselineUSD, Thrash: int64(run.Thrash), MeanCompression: run.MeanCompression,
-			SyntheticAnchorRate: run.SyntheticAnchorRate, MeanNeedRecall: run.MeanNeedRecall})
+			SyntheticAnchorRate: run.SyntheticAnchorRate, MeanNeedRecall: run.MeanNeedRecall,
+			FitsWindow: run.Overflows == 0, KeptEverything: int64(run.KeptEverything), FreedUnder1Pct: int64(run.FreedUnder1),
+			PeakTrigger: int64(run.PeakTrigger), TriggerLimit: int64(run.TriggerLimit), Skips: int64(run.Skips), BaselineOverflows: int64(base.Overflows)})
 		for i := range evs {
 			e := &evs[i]
 			events = append(events, EventRow{Path: t.Path, TranscriptID: t.ID, Strategy: spec.ID, Round: int64(e.Round),
@@ -125,9 +170,11 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []
 				AnchorKind: e.AnchorKind, AnchorType: e.AnchorType, AnchorRule: e.AnchorRule, AnchorUsed: e.AnchorUsed,
 				KeptTurns: int64(e.KeptTurns), SummarizedTurns: int64(e.SummarizedTurns), SummaryTokens: int64(e.SummaryTokens),
 				OrphanResults: int64(e.OrphanResults), DanglingCalls: int64(e.DanglingCalls),
-				NeedFacts: int64(e.NeedFacts), NeedKept: int64(e.NeedKept), NeedRecall: e.NeedRecall(), NeedDetail: e.NeedDetail,
+				NeedFacts: int64(e.NeedFacts), NeedKept: int64(e.NeedKept), NeedRecall: e.NeedRecall(), NeedDetail: needKinds(e.NeedDetail),
 				FileRecall: e.FileRecall, ErrorRecall: e.ErrorRecall, IntentKept: e.IntentKept,
-				TriggerTokens: int64(e.TriggerTokens), PreTokens: e.PreTokens, SummarizerInput: int64(e.SummarizerInput)})
+				TriggerTokens: int64(e.TriggerTokens), PreTokens: e.PreTokens, SummarizerInput: int64(e.SummarizerInput),
+				Timestamp: e.Timestamp, TriggerReason: e.TriggerReason, KeptEverything: e.KeptEverything,
+				DroppedTokens: int64(e.DroppedTokens), NeedLost: int64(e.NeedFacts - e.NeedKept)})
 			if src := e.Summary.Source; src != "" && src != compaction.SourceExtractive {
 				summaries = append(summaries, SummaryRow{Path: t.Path, TranscriptID: t.ID, Strategy: spec.ID, Round: int64(e.Round),
 					CallIndex: int64(e.Call), Source: src, Model: e.Summary.Model, Error: e.Summary.Err, Attempts: int64(e.Summary.Attempts),
@@ -181,4 +228,27 @@ func (c *Config) compaction() *compaction.Config {
 		return compaction.DefaultConfig()
 	}
 	return c.Compaction
+}
+
+// NeedKind is one fact kind's share of an event's need recall.
+type NeedKind struct {
+	Kind   string `parquet:"kind" json:"kind"`
+	Kept   int64  `parquet:"kept" json:"kept"`
+	Needed int64  `parquet:"needed" json:"needed"`
+}
+
+// needKinds parses compaction.Event.NeedDetail ("path=1/2;error=0/1").
+func needKinds(detail string) []NeedKind {
+	out := []NeedKind{}
+	for _, part := range strings.Split(detail, ";") {
+		kind, frac, ok := strings.Cut(part, "=")
+		kept, needed, ok2 := strings.Cut(frac, "/")
+		if !ok || !ok2 {
+			continue
+		}
+		k, _ := strconv.ParseInt(kept, 10, 64)
+		n, _ := strconv.ParseInt(needed, 10, 64)
+		out = append(out, NeedKind{Kind: kind, Kept: k, Needed: n})
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"fmt"
+
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -13,6 +15,10 @@ type ContextSeries struct {
 	Path         string
 	TranscriptID string
 	Model        string
+	// Kind is the transcript's kind (session, subagent).
+	Kind string
+	// PeakReal is the largest recorded context (0 without usage).
+	PeakReal int64
 	// Real is each call's recorded context (input + cache read + cache
 	// creation), -1 where the call recorded no usage.
 	Real []int64
@@ -34,6 +40,9 @@ type StrategySeries struct {
 	// Compactions are the calls a compaction preceded (events table
 	// call_index), in order; a call appears once however many events it had.
 	Compactions []int64
+	// Reasons are, per entry of Compactions, the first event's trigger
+	// reason and what it did ("prompt 181000, limit 180000: 180500 → 41000").
+	Reasons []string
 }
 
 // Calls is the number of recorded calls the series covers.
@@ -41,11 +50,12 @@ func (s *ContextSeries) Calls() int { return len(s.Real) }
 
 // newSeries starts the series of a transcript with its recorded contexts.
 func newSeries(t *transcript.Transcript, sh *compaction.Shared) *ContextSeries {
-	s := &ContextSeries{Path: t.Path, TranscriptID: t.ID, Model: t.Model, Real: make([]int64, len(sh.Calls))}
+	s := &ContextSeries{Path: t.Path, TranscriptID: t.ID, Model: t.Model, Kind: string(t.Kind), Real: make([]int64, len(sh.Calls))}
 	for k, ci := range sh.Calls {
 		s.Real[k] = -1
 		if u := t.Messages[ci].Usage; u != nil {
 			s.Real[k] = u.Context()
+			s.PeakReal = max(s.PeakReal, s.Real[k])
 		}
 		if _, ok := sh.Drops[k]; ok {
 			s.Drops = append(s.Drops, int64(k))
@@ -64,6 +74,8 @@ func (s *ContextSeries) add(run *compaction.Run, events []compaction.Event) {
 		c := int64(events[i].Call)
 		if n := len(ss.Compactions); n == 0 || ss.Compactions[n-1] != c {
 			ss.Compactions = append(ss.Compactions, c)
+			e := &events[i]
+			ss.Reasons = append(ss.Reasons, fmt.Sprintf("%s: %d → %d tokens", e.TriggerReason, e.TokensBefore, e.TokensAfter))
 		}
 	}
 	s.Strategies = append(s.Strategies, ss)

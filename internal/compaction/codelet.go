@@ -21,6 +21,13 @@ type AnchorParams struct {
 	// seeds compute it and pass it to the selection, which ignores it; it is
 	// listed for completeness and changes nothing.
 	AutocompactBuffer int `yaml:"autocompact_buffer"`
+	// TailBudget, when > 0, replaces KeepTurns: the kept tail is the newest
+	// messages whose tokens fit TailBudget × window (cut between messages,
+	// never between a tool call and its result), moved forward to the
+	// first anchor turn inside it when there is one. Not in the seeds: a
+	// Claude Code session is mostly one or a few long turns, so "the last
+	// 3 turns" is often the whole context.
+	TailBudget float64 `yaml:"tail_budget"`
 	// Style is the weighted summary's format: codelet (seed 001) or fspec
 	// (seed 000: fallbacks, 500/150-character cuts).
 	Style string `yaml:"style"`
@@ -43,6 +50,30 @@ func init() {
 		},
 		New: func(p any) Strategy { return &anchorPoint{id: "fspec", p: *p.(*AnchorParams)} },
 	})
+	// The variants deviate from the seeds on purpose, so that the seeds'
+	// selection and summaries can be measured at all: with a warm prompt
+	// cache the seeds' trigger (input − 0.9 × cache read) stays far below
+	// 90 % of the window, and "keep the last 3 turns" keeps everything
+	// when a session is one long turn.
+	for _, base := range []string{"codelet", "fspec"} {
+		register(Spec{
+			ID: base + "-raw", Source: "variant of " + base + " (deviation: cache discount 0)",
+			Doc: base + " with the trigger on the raw prompt (input + cache read > 90% of the window); selection as the seed",
+			Params: func() any {
+				return &AnchorParams{Rules: base, Threshold: 0.9, CacheDiscount: 0, KeepTurns: 3, AutocompactBuffer: 50_000, Style: base}
+			},
+			New: func(p any) Strategy { return &anchorPoint{id: base + "-raw", p: *p.(*AnchorParams)} },
+		})
+		register(Spec{
+			ID: base + "-budget", Source: "variant of " + base + " (deviations: cache discount 0, kept tail by token budget)",
+			Doc: base + "-raw keeping the newest messages within 25% of the window (moved to the first anchor turn inside it) instead of the last 3 turns",
+			Params: func() any {
+				return &AnchorParams{Rules: base, Threshold: 0.9, CacheDiscount: 0, KeepTurns: 3, TailBudget: 0.25,
+					AutocompactBuffer: 50_000, Style: base}
+			},
+			New: func(p any) Strategy { return &anchorPoint{id: base + "-budget", p: *p.(*AnchorParams)} },
+		})
+	}
 }
 
 type anchorPoint struct {
@@ -117,22 +148,41 @@ func (a *anchorPoint) Compact(s *Sim) Outcome {
 	} else if flow.Synthetic != nil {
 		info.Type, info.Rule = string(flow.Synthetic.Type), flow.Synthetic.Rule
 	}
-	if cut == 0 {
+	// turnStart is the context index of context turn ct's first item.
+	turnStart := func(ct int) int {
+		if ct < len(pseudo) {
+			return ct
+		}
+		for i := range s.Ctx {
+			it := &s.Ctx[i]
+			if it.Orig >= 0 && s.TurnOf[it.Orig]-first+shift >= ct {
+				return i
+			}
+		}
+		return len(s.Ctx)
+	}
+	var keepFrom int
+	if a.p.TailBudget > 0 {
+		keepFrom = a.budgetCut(s, flow.Anchors, shift, turnStart, &info)
+	} else {
+		if cut == 0 {
+			return Outcome{Skip: true, Anchor: info}
+		}
+		keepFrom = turnStart(cut)
+	}
+	if keepFrom == 0 {
 		return Outcome{Skip: true, Anchor: info}
 	}
 
-	// The turns to summarize, and the context items they cover.
+	// The turns to summarize: one per written message before the cut, and
+	// the recorded turns the summarized messages belong to (a turn the
+	// budget cut splits is summarized whole).
 	var summarize []transcript.Turn
-	summarize = append(summarize, pseudo[:min(cut, len(pseudo))]...)
-	for t := first; t < first+cut-len(pseudo); t++ {
-		summarize = append(summarize, s.Turns[t])
-	}
-	keepFrom := len(s.Ctx)
-	for i := range s.Ctx {
-		it := &s.Ctx[i]
-		if it.Orig >= 0 && s.TurnOf[it.Orig]-first+shift >= cut {
-			keepFrom = i
-			break
+	summarize = append(summarize, pseudo[:min(keepFrom, len(pseudo))]...)
+	if keepFrom > len(pseudo) {
+		lastTurn := s.TurnOf[s.Ctx[keepFrom-1].Orig]
+		for t := first; t <= lastTurn; t++ {
+			summarize = append(summarize, s.Turns[t])
 		}
 	}
 	style := anchors.StyleCodelet
@@ -155,4 +205,62 @@ func (a *anchorPoint) Compact(s *Sim) Outcome {
 		in += s.ItemTokens(i)
 	}
 	return Outcome{Ctx: ctx, Action: "compact", Summary: summary, SummarizerInput: in, Anchor: info}
+}
+
+// budgetCut is the tail_budget variant's selection: the context index of
+// the first kept item. The tail is the newest items whose tokens fit
+// TailBudget × window, starting at an item that carries no tool result (so
+// no result loses its call); when even the newest item is over the budget,
+// the last such item. The cut then moves forward to the first anchor turn
+// that starts inside the tail, if any (the selection keeps from an anchor,
+// as the seed does, but only within the budget).
+func (a *anchorPoint) budgetCut(s *Sim, anchorsFound []anchors.Anchor, shift int, turnStart func(int) int, info *AnchorInfo) int {
+	budget := int(a.p.TailBudget * float64(s.Window))
+	c, used := len(s.Ctx), 0
+	for c > 0 && used+s.ItemTokens(c-1) <= budget {
+		c--
+		used += s.ItemTokens(c)
+	}
+	safe := safeCuts(s)
+	for c < len(s.Ctx) && !safe[c] {
+		c++
+	}
+	if c == len(s.Ctx) {
+		for c = len(s.Ctx) - 1; c > 0 && !safe[c]; c-- {
+		}
+	}
+	best := -1
+	for i := range anchorsFound {
+		an := &anchorsFound[i]
+		if at := turnStart(an.Turn + shift); at >= c && at < len(s.Ctx) && (best < 0 || at < best) {
+			best = at
+			info.Used = true
+			info.Type, info.Rule = string(an.Type), an.Rule
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	info.Used = false
+	return c
+}
+
+// safeCuts reports, per context index, whether a kept tail may start
+// there: no tool result at or after it has its call before it.
+func safeCuts(s *Sim) []bool {
+	safe := make([]bool, len(s.Ctx)+1)
+	minCall, firstOrig := len(s.T.Messages), len(s.T.Messages)
+	safe[len(s.Ctx)] = true
+	for i := len(s.Ctx) - 1; i >= 0; i-- {
+		if o := s.Ctx[i].Orig; o >= 0 {
+			firstOrig = o
+			for _, tp := range s.partners[o] {
+				if tp.result && tp.partner >= 0 {
+					minCall = min(minCall, tp.partner)
+				}
+			}
+		}
+		safe[i] = minCall >= firstOrig
+	}
+	return safe
 }

@@ -117,6 +117,14 @@ type spyStrategy struct {
 func (s *spyStrategy) Trigger(sim *Sim) (bool, int) { *s.last = sim; return s.Strategy.Trigger(sim) }
 func (s *spyStrategy) Compact(sim *Sim) Outcome     { *s.last = sim; return s.Strategy.Compact(sim) }
 
+// TriggerRule forwards to the strategy's (TriggerRuler), if it has one.
+func (s *spyStrategy) TriggerRule(sim *Sim) (string, int) {
+	if tr, ok := s.Strategy.(TriggerRuler); ok {
+		return tr.TriggerRule(sim)
+	}
+	return "measure", 0
+}
+
 // shape renders a context as "s" (written), or the recorded index, with m for
 // modified: "s 4 5m 6".
 func shape(ctx []Item) string {

@@ -48,6 +48,19 @@ type Event struct {
 	FileRecall  *float64
 	ErrorRecall *float64
 	IntentKept  *bool
+	// Timestamp is the recording's timestamp of the last message before
+	// the compaction.
+	Timestamp string
+	// TriggerReason says why it happened: the trigger's measure and limit
+	// ("prompt 181000, limit 180000"), or the recorded boundary's trigger.
+	TriggerReason string
+	// KeptEverything: every recorded message of the context before is
+	// still there as it was; only text the strategy wrote earlier was
+	// replaced (a selection that found nothing old enough to drop).
+	KeptEverything bool
+	// DroppedTokens are the metric tokens of the messages the compaction
+	// removed or changed (what the summary or placeholders replace).
+	DroppedTokens int
 	// TriggerTokens is the strategy's own measure when it decided to
 	// compact (its ruler, its definition: codelet's effective tokens).
 	TriggerTokens int
@@ -390,6 +403,19 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 			return ix.heldBy(b, verbatim) || inWritten(b)
 		}
 		return false
+	}
+	ev.KeptEverything = true
+	for i := range before {
+		it := &before[i]
+		switch {
+		case it.Orig >= 0 && !it.Modified && verbatim(it.Orig):
+		case it.id > 0 && sc.unchanged[it.id] == sc.stamp:
+		default:
+			if it.Orig >= 0 {
+				ev.KeptEverything = false
+			}
+			ev.DroppedTokens += s.Metric.Message(it.Msg)
+		}
 	}
 	var need, kept [numFactKinds]int
 	errTotal, errKept := 0, 0

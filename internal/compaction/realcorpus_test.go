@@ -3,6 +3,7 @@ package compaction
 import (
 	"math"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/tokens"
@@ -18,6 +19,7 @@ func TestRealCorpusReplay(t *testing.T) {
 	}
 	ts := realTranscripts(t, false) // every format
 	events, overflows := map[string]int{}, map[string]int{}
+	grew, keptAll, keptCount, keptRun := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
 	var preErr []float64
 	recorded, boundaries := 0, 0
 	for _, tr := range ts {
@@ -34,17 +36,10 @@ func TestRealCorpusReplay(t *testing.T) {
 			}
 		}
 		specs := Specs()
-		// codelet and fspec as specified never fire (below); their
-		// selection is exercised with the cache discount off.
-		for _, id := range []string{"codelet", "fspec"} {
-			spec, _ := SpecByID(id)
-			p := spec.Params().(*AnchorParams)
-			p.CacheDiscount = 0
-			specs = append(specs, Spec{ID: id + "-nocache", New: func(any) Strategy { return spec.New(p) }, Params: spec.Params})
-		}
 		for _, spec := range specs {
 			run, evs := Replay(sh, spec.ID, spec.New(spec.Params()), opt, ov, base.CostUSD)
 			events[spec.ID] += len(evs)
+			keptRun[spec.ID] += run.KeptEverything
 			overflows[spec.ID] += run.Overflows
 			if run.CostRatio == nil && base.CostUSD > 0 {
 				t.Errorf("%s %s: no cost ratio", tr.Path, spec.ID)
@@ -65,8 +60,27 @@ func TestRealCorpusReplay(t *testing.T) {
 				// above the window, so every call compacts a few hundred
 				// tokens; growth is checked only where content drove the
 				// trigger.
+				// A summary that outweighs what it replaces grows the
+				// context: the seeds' selections do this when they keep
+				// every recorded message and re-summarize their own
+				// previous summary (codelet's "last 3 turns" of a session
+				// that is one long turn), or drop a few small messages
+				// (seed 004's last-10-messages window). That is the
+				// strategies' behaviour, counted per run (KeptEverything,
+				// FreedUnder1); growth the written text does not explain
+				// is a bug.
 				if e.TokensAfter > e.TokensBefore && e.Action != "microcompact" && e.Action != "mask" && ov < opt.Window/2 {
-					t.Errorf("%s %s round %d: grew %d → %d", tr.Path, spec.ID, e.Round, e.TokensBefore, e.TokensAfter)
+					grew[spec.ID]++
+					if e.KeptEverything {
+						keptAll[spec.ID]++
+					}
+					if e.SummaryTokens <= e.DroppedTokens {
+						t.Errorf("%s %s round %d: grew %d → %d with a summary of %d replacing %d", tr.Path, spec.ID, e.Round,
+							e.TokensBefore, e.TokensAfter, e.SummaryTokens, e.DroppedTokens)
+					}
+				}
+				if e.KeptEverything {
+					keptCount[spec.ID]++
 				}
 				if spec.ID == "recorded" && e.Action == "recorded" {
 					recorded++
@@ -85,15 +99,30 @@ func TestRealCorpusReplay(t *testing.T) {
 			// read) stays far below 90 % of the window while the cache is
 			// warm: as specified, these strategies let the window overflow.
 			// It fires only where nothing is cached yet (a first call that
-			// already exceeds 90 % of the window).
-			if events[spec.ID]*10 > events[spec.ID+"-nocache"] || overflows[spec.ID] == 0 || events[spec.ID+"-nocache"] == 0 {
+			// already exceeds 90 % of the window). The -raw variant fires.
+			if events[spec.ID]*10 > events[spec.ID+"-raw"] || overflows[spec.ID] == 0 || events[spec.ID+"-raw"] == 0 {
 				t.Errorf("%s: %d events, %d overflows; without the cache discount %d events", spec.ID,
-					events[spec.ID], overflows[spec.ID], events[spec.ID+"-nocache"])
+					events[spec.ID], overflows[spec.ID], events[spec.ID+"-raw"])
+			}
+		case "codelet-budget", "fspec-budget":
+			// A token budget for the kept tail compacts for real: fewer
+			// overflows than the seed's 3-turn tail, and far fewer
+			// compactions that keep everything (those left come from
+			// transcripts whose fixed overhead alone fills the window).
+			raw := strings.TrimSuffix(spec.ID, "-budget") + "-raw"
+			if events[spec.ID] == 0 || overflows[spec.ID] >= overflows[raw] || keptCount[spec.ID]*4 > keptCount[raw] {
+				t.Errorf("%s: %d events (%d kept everything), %d overflows; %s: %d overflows", spec.ID,
+					events[spec.ID], keptCount[spec.ID], overflows[spec.ID], raw, overflows[raw])
 			}
 		default:
 			if events[spec.ID] == 0 {
 				t.Errorf("%s never compacted with a 60k window", spec.ID)
 			}
+		}
+	}
+	for id, n := range keptCount {
+		if keptRun[id] != n {
+			t.Errorf("%s: runs count %d compactions that kept everything, events %d", id, keptRun[id], n)
 		}
 	}
 	if recorded != boundaries || recorded == 0 {
@@ -104,6 +133,7 @@ func TestRealCorpusReplay(t *testing.T) {
 		t.Errorf("recorded: median |overhead + tokens_before − preTokens| / preTokens = %.3f, want ≤ 5%% (the ruler's error)", preErr[len(preErr)/2])
 	}
 	t.Logf("recorded preTokens errors, sorted: %v", preErr)
+	t.Logf("compactions that grew the context: %v, of which kept every recorded message: %v; kept everything: %v", grew, keptAll, keptCount)
 	t.Logf("events per strategy: %v; overflows: %v; recorded preTokens errors: %v", events, overflows, preErr)
 }
 

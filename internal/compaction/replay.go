@@ -88,6 +88,19 @@ type Run struct {
 	MeanCompression     *float64
 	SyntheticAnchorRate *float64
 	MeanNeedRecall      *float64
+	// KeptEverything counts compactions that dropped no recorded message
+	// (Event.KeptEverything); FreedUnder1 those that freed less than 1 % of
+	// the window (or grew the context).
+	KeptEverything int
+	FreedUnder1    int
+	// Skips counts calls where the trigger fired but the selection found
+	// nothing to compact (no event).
+	Skips int
+	// PeakTrigger is the largest measure the trigger returned before a
+	// call (replay mode), and TriggerLimit its limit at that call (0 when
+	// the strategy does not state one, TriggerRuler).
+	PeakTrigger  int
+	TriggerLimit int
 	// Prompts is the prompt each call sent (overhead included), one per
 	// call: the context-size series reports draw. Its maximum is
 	// PeakContext and its sum TokensProcessed.
@@ -130,10 +143,11 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 	var events []Event
 	comps := sh.T.Compactions
 
-	compact := func(trig int, out Outcome, pre int64) {
+	compact := func(trig int, reason string, out Outcome, pre int64) {
 		summary := s.summary
 		s.summary = Summary{}
 		if out.Skip {
+			run.Skips++
 			return
 		}
 		before, beforeTok := s.Ctx, s.Tokens()
@@ -145,11 +159,20 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 		}
 		ev := Event{Strategy: id, Round: s.Round, Call: s.Call, Turn: turn, Action: out.Action,
 			AnchorKind: out.Anchor.Kind, AnchorType: out.Anchor.Type, AnchorRule: out.Anchor.Rule, AnchorUsed: out.Anchor.Used,
-			TriggerTokens: trig, PreTokens: pre, SummarizerInput: out.SummarizerInput, Summary: summary}
+			TriggerTokens: trig, TriggerReason: reason, PreTokens: pre, SummarizerInput: out.SummarizerInput, Summary: summary}
+		if s.Cursor > 0 {
+			ev.Timestamp = sh.T.Messages[s.Cursor-1].Timestamp
+		}
 		measure(s, &ev, before, beforeTok, &out)
 		if summary.Extractive != "" {
 			ev.ExtractiveTokens = s.Metric.Text(summary.Extractive)
 			ev.Summary.Extractive = ""
+		}
+		if ev.KeptEverything {
+			run.KeptEverything++
+		}
+		if float64(ev.TokensBefore-ev.TokensAfter) < 0.01*float64(win) {
+			run.FreedUnder1++
 		}
 		switch {
 		case summary.Source == SourceLLM || summary.Source == SourceCache:
@@ -167,7 +190,7 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 			for isRecorded && len(comps) > 0 && comps[0].MessageIndex <= s.Cursor {
 				c := comps[0]
 				comps = comps[1:]
-				compact(int(c.PreTokens), rec.Recorded(s, &c), c.PreTokens)
+				compact(int(c.PreTokens), recordedReason(&c), rec.Recorded(s, &c), c.PreTokens)
 			}
 			if s.Cursor >= to {
 				return
@@ -183,7 +206,7 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 			// The recording's own clearing: its content model (oldest
 			// outputs cleared), then the overhead re-based on the recorded
 			// usage, as the calls table re-anchors after a drop.
-			compact(s.Tokens(), rec.Drop(s, fall), 0)
+			compact(s.Tokens(), "unrecorded drop: the real context fell with no compaction recorded", rec.Drop(s, fall), 0)
 			if u := sh.T.Messages[ci].Usage; u != nil {
 				s.Overhead = max(0, int(u.Context())-s.Tokens())
 			}
@@ -192,8 +215,15 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 			s.setStrip(opt.Models.Lookup(m).StripsThinking)
 		}
 		if opt.Mode == ModeReplay && !isRecorded {
-			if fire, trig := st.Trigger(s); fire {
-				compact(trig, st.Compact(s), 0)
+			fire, trig := st.Trigger(s)
+			if trig > run.PeakTrigger || k == 0 {
+				run.PeakTrigger = trig
+				if tr, ok := st.(TriggerRuler); ok {
+					_, run.TriggerLimit = tr.TriggerRule(s)
+				}
+			}
+			if fire {
+				compact(trig, triggerReason(st, s, trig), st.Compact(s), 0)
 			}
 		}
 		prompt := s.Prompt()
@@ -214,7 +244,7 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 	advance(len(sh.T.Messages))
 	if opt.Mode == ModeOnce && !isRecorded {
 		_, trig := st.Trigger(s)
-		compact(trig, st.Compact(s), 0)
+		compact(trig, "once: end of the recording", st.Compact(s), 0)
 	}
 	run.FinalContext = s.Prompt()
 	run.CostUSD, run.BaselineUSD = b.usd, baselineUSD
@@ -282,4 +312,16 @@ func (none) Compact(*Sim) Outcome     { return Outcome{Skip: true} }
 func Baseline(sh *Shared, opt *Options, overhead int) Run {
 	run, _ := Replay(sh, "none", none{}, opt, overhead, 0)
 	return run
+}
+
+// recordedReason says why the harness compacted: its trigger and kind.
+func recordedReason(c *transcript.Compaction) string {
+	kind := "compact_boundary"
+	if c.Kind == transcript.CompactMicro {
+		kind = "microcompact_boundary"
+	}
+	if c.Trigger == "" {
+		return "recorded " + kind
+	}
+	return "recorded " + kind + " (" + c.Trigger + ")"
 }

@@ -59,7 +59,7 @@ var specs []Spec
 func register(s Spec) { specs = append(specs, s) }
 
 // order is docs/strategies.md's order of strategy ids.
-var order = []string{"codelet", "fspec", "structured", "window", "mask", "prune", "codex", "truncate", "recorded"}
+var order = []string{"codelet", "codelet-raw", "codelet-budget", "fspec", "fspec-raw", "fspec-budget", "structured", "window", "mask", "prune", "codex", "truncate", "recorded"}
 
 // Specs returns every strategy, in docs/strategies.md order.
 func Specs() []Spec {

@@ -19,6 +19,7 @@ import (
 type rulesSink struct {
 	t     *Table[analysis.RuleRow]
 	tally *anchors.Tally
+	meta  Meta
 }
 
 func openRules(o Options, s *Summary) (sink, error) {
@@ -26,14 +27,16 @@ func openRules(o Options, s *Summary) (sink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rulesSink{t: t, tally: &s.anchorTally}, nil
+	return &rulesSink{t: t, tally: &s.anchorTally, meta: o.Meta}, nil
 }
 
 // add does nothing: Summary.add tallies the result's counts.
 func (s *rulesSink) add(*analysis.Result) error { return nil }
 
 func (s *rulesSink) Close() error {
-	if err := s.t.Write(analysis.RuleRows(s.tally)...); err != nil {
+	rows := analysis.RuleRows(s.tally)
+	stampRows(rows, &s.meta)
+	if err := s.t.Write(rows...); err != nil {
 		s.t.Abort()
 		return err
 	}

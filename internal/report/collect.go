@@ -102,9 +102,11 @@ type ReportData struct {
 	// Settings describe the run (mode, window, rulers...), in order.
 	Settings []Setting
 	// Series is the chosen transcript's context series: the one named by
-	// Want (transcript id or path), else the one with the most calls (the
-	// first in output order on a tie).
+	// Want (transcript id or path), else the largest main session (largerSeries).
 	Series *analysis.ContextSeries
+	// Sessions are the largest replayed transcripts (at most maxSessions,
+	// largest first), which report.html offers in a selector.
+	Sessions []*analysis.ContextSeries
 	// Want is the transcript asked for; WantFound says whether it was seen.
 	Want      string
 	WantFound bool
@@ -138,17 +140,42 @@ func (d *ReportData) Add(r *analysis.Result) {
 	d.choose(r.Series)
 }
 
+// maxSessions bounds the series report.html keeps for its selector.
+const maxSessions = 12
+
 func (d *ReportData) choose(s *analysis.ContextSeries) {
-	if s == nil || d.WantFound {
+	if s == nil {
 		return
 	}
-	if d.Want != "" && (s.TranscriptID == d.Want || s.Path == d.Want) {
+	if !d.WantFound && d.Want != "" && (s.TranscriptID == d.Want || s.Path == d.Want) {
 		d.Series, d.WantFound = s, true
-		return
 	}
-	if d.Series == nil || s.Calls() > d.Series.Calls() {
-		d.Series = s
+	i := sort.Search(len(d.Sessions), func(i int) bool { return largerSeries(s, d.Sessions[i]) })
+	if i < maxSessions {
+		d.Sessions = append(d.Sessions, nil)
+		copy(d.Sessions[i+1:], d.Sessions[i:])
+		d.Sessions[i] = s
+		if len(d.Sessions) > maxSessions {
+			d.Sessions = d.Sessions[:maxSessions]
+		}
 	}
+	if !d.WantFound {
+		d.Series = d.Sessions[0]
+	}
+}
+
+// largerSeries orders the series the report offers: main sessions before
+// subagents, then the larger recorded peak context, then more calls; the
+// first seen stays first on a tie.
+func largerSeries(a, b *analysis.ContextSeries) bool {
+	am, bm := a.Kind == "session", b.Kind == "session"
+	switch {
+	case am != bm:
+		return am
+	case a.PeakReal != b.PeakReal:
+		return a.PeakReal > b.PeakReal
+	}
+	return a.Calls() > b.Calls()
 }
 
 // problemsGrid is the reports' problems table: the most frequent classes,

@@ -72,6 +72,34 @@ func TestChosenSeries(t *testing.T) {
 	}
 }
 
+// TestLargestMainSession: the default series is the main session with the
+// largest recorded peak, whatever subagents have; the selector keeps at most
+// maxSessions series, largest first.
+func TestLargestMainSession(t *testing.T) {
+	d := NewReportData("", nil)
+	series := func(id, kind string, peak int64, calls int) *analysis.Result {
+		r := result(id, id+".jsonl", calls)
+		r.Series.Kind, r.Series.PeakReal = kind, peak
+		return r
+	}
+	d.Add(series("sub", "subagent", 900_000, 500))
+	d.Add(series("small", "session", 1_000, 400))
+	d.Add(series("big", "session", 150_000, 20))
+	for i := range 20 {
+		d.Add(series(fmt.Sprintf("s%02d", i), "session", int64(100+i), 10))
+	}
+	if d.Series.TranscriptID != "big" {
+		t.Errorf("default %s, want big", d.Series.TranscriptID)
+	}
+	var got []string
+	for _, s := range d.Sessions {
+		got = append(got, s.TranscriptID)
+	}
+	if len(got) != maxSessions || got[0] != "big" || got[1] != "small" || got[2] != "s19" {
+		t.Errorf("sessions %v", got)
+	}
+}
+
 func TestTopProblems(t *testing.T) {
 	d := NewReportData("", nil)
 	d.Add(result("a", "a.jsonl", 1, "bad line 3", "bad line 9", "cycle at uuid-10", "bad line 12"))

@@ -25,8 +25,13 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 	b := &strings.Builder{}
 	b.WriteString(htmlHead)
 	b.WriteString("<header>\n<h1>compactbench report</h1>\n")
+	if lines := verdictText(s, 1<<20); len(lines) > 0 {
+		b.WriteString("<section id=\"verdict\">\n<h2>Verdict</h2>\n")
+		verdictHTML(b, s)
+		b.WriteString("</section>\n")
+	}
 	htmlTable(b, []string{"run", ""}, runMeta(s, d, func(x string) string { return x }), "meta")
-	b.WriteString("</header>\n<nav><a href=\"#strategies\">Strategies</a> <a href=\"#context\">Context over a session</a> " +
+	b.WriteString("</header>\n<nav><a href=\"#verdict\">Verdict</a> <a href=\"#strategies\">Strategies</a> <a href=\"#context\">Context over a session</a> " +
 		"<a href=\"#anchors\">Anchors</a> <a href=\"#rulers\">Token rulers</a> <a href=\"#corpus\">Corpus</a> <a href=\"#caveats\">Caveats</a></nav>\n")
 
 	b.WriteString("<section id=\"strategies\">\n<h2>Strategies</h2>\n")
@@ -35,6 +40,9 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 	if h, rows := strategyGrid(s); len(rows) > 0 {
 		htmlTable(b, h, rows, "")
 		b.WriteString("<p class=\"note\">" + esc(strategyLegend) + "</p>\n")
+		if line := rereadLine(s); line != "" {
+			b.WriteString("<p>" + esc(line) + "</p>\n")
+		}
 	}
 	b.WriteString("</section>\n")
 
@@ -127,6 +135,10 @@ var fig=btn.closest('figure'),id=btn.getAttribute('data-s'),li=btn.parentNode,of
 li.classList.toggle('off',off);
 fig.querySelectorAll('svg [data-s="'+id+'"]').forEach(function(el){el.classList.toggle('off',off);});
 });});
+document.querySelectorAll('select.ctx-pick').forEach(function(sel){
+sel.addEventListener('change',function(){
+sel.closest('figure').querySelectorAll('div.ctx').forEach(function(d){d.hidden=d.getAttribute('data-i')!==sel.value;});
+});});
 root.setAttribute('data-ready','1');
 })();
 </script>
@@ -215,11 +227,19 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 	g.text((L+W-R)/2, H-8, "middle", "median compression ratio of events →")
 	g.raw(fmt.Sprintf(`<text transform="translate(14 %s) rotate(-90)" text-anchor="middle">need recall (facts kept / facts needed later) →</text>`, n1((T+H-B)/2)))
 
-	// The front: points no other point beats on both axes.
+	// The front: points no other point beats on both axes, among the
+	// strategies that kept every session inside its window with valid
+	// requests (one that overflows anywhere is off the front).
 	var front []pt
 	for _, p := range pts {
+		if !fitsEverywhere(p.st) {
+			continue
+		}
 		dominated := false
 		for _, q := range pts {
+			if !fitsEverywhere(q.st) {
+				continue
+			}
 			if q.x >= p.x && q.y >= p.y && (q.x > p.x || q.y > p.y) {
 				dominated = true
 			}
@@ -291,7 +311,9 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 	}
 	caption := "<b>" + title + "</b>, one point per strategy: further right compresses more, higher keeps more of the facts " +
 		"(paths, identifiers, errors, commands, constraints) that the session used again after the compaction. " +
-		"The dashed line joins the strategies no other beats on both."
+		"The dashed line joins the strategies no other beats on both, among those that kept every session inside its " +
+		"window with valid requests; a strategy that overflowed anywhere is off it. Need recall is pooled over " +
+		"compactions, compression is the median per compaction."
 	if len(missing) > 0 {
 		caption += " Not shown (no compaction, or no fact to recall): " + esc(strings.Join(missing, ", ")) + "."
 	}
@@ -382,12 +404,64 @@ func pctOf(n, of int64) string {
 // contextChart: the chosen transcript's real context and each strategy's
 // simulated prompt at every call, compactions marked, the window dashed.
 func contextChart(b *strings.Builder, d *ReportData) {
-	const title = "Context size over the calls of one transcript"
+	const title = "Context size over the calls of a session"
 	cs := d.Series
 	if cs == nil || cs.Calls() == 0 {
 		noData(b, "context", title, "no replayed transcript")
 		return
 	}
+	// The sessions offered: the chosen one first, then the largest others.
+	list := []*analysis.ContextSeries{cs}
+	for _, o := range d.Sessions {
+		if o != cs && o.Calls() > 0 {
+			list = append(list, o)
+		}
+	}
+	var body, legend strings.Builder
+	if len(list) > 1 {
+		body.WriteString(`<p class="pick"><label>Session: <select class="ctx-pick">` + "\n")
+		for i, o := range list {
+			fmt.Fprintf(&body, "<option value=\"%d\">%s (%s, %d calls, peak %s)</option>\n", i, esc(o.TranscriptID),
+				esc(o.Kind), o.Calls(), compact(float64(o.PeakReal)))
+		}
+		body.WriteString("</select></label></p>\n")
+	}
+	for i, o := range list {
+		hidden := ""
+		if i > 0 {
+			hidden = " hidden"
+		}
+		fmt.Fprintf(&body, "<div class=\"ctx\" data-i=\"%d\"%s>\n", i, hidden)
+		svg, counts := contextSVG(o, title)
+		body.WriteString(svg)
+		fmt.Fprintf(&body, "<p class=\"note\"><code>%s</code> (%s; %s, %d calls, model %s, peak recorded context %s). Compactions: %s.</p>\n</div>\n",
+			esc(o.TranscriptID), esc(o.Path), esc(o.Kind), o.Calls(), esc(o.Model), compact(float64(o.PeakReal)), esc(counts))
+	}
+	legend.WriteString("<ul class=\"legend\">\n")
+	legend.WriteString(`<li><button data-s="recorded-real"><span class="sw" style="background:#222;opacity:.35;height:6px"></span>real context (recorded usage)</button></li>` + "\n")
+	for _, ss := range cs.Strategies {
+		fmt.Fprintf(&legend, `<li><button data-s="%s"><span class="sw" style="background:%s"></span>%s</button></li>`+"\n",
+			esc(ss.Strategy), colour(strategyIndex(ss.Strategy)), esc(ss.Strategy))
+	}
+	legend.WriteString("</ul>\n")
+	how := "the largest main session (by peak recorded context)"
+	if d.Want != "" {
+		if d.WantFound {
+			how = "asked for with --report-transcript"
+		} else {
+			how = "the largest main session (--report-transcript " + esc(d.Want) + " matched no replayed transcript)"
+		}
+	}
+	caption := fmt.Sprintf("<b>%s</b>: shown first is %s; the selector offers the %d largest replayed transcripts. "+
+		"Each line is the prompt a strategy would have sent before every recorded call, overhead included; dots are its "+
+		"compactions (hover for the trigger reason and the tokens before and after); the grey band is what the recording "+
+		"really sent; the dashed red line is the window. Click a legend entry to hide or show its line.", title, how, len(list))
+	figure(b, "context", body.String(), legend.String(), caption)
+}
+
+// contextSVG draws one transcript's context series, and says how many
+// compactions each strategy made in it.
+func contextSVG(cs *analysis.ContextSeries, title string) (string, string) {
 	n := cs.Calls()
 	hi, window := 0.0, 0.0
 	for _, v := range cs.Real {
@@ -406,7 +480,7 @@ func contextChart(b *strings.Builder, d *ReportData) {
 	tks, top := ticks(hi*1.02, 6)
 	const W, H, L, R, T, B = 960.0, 400.0, 58.0, 16.0, 14.0, 40.0
 	xs, ys := scale{0, float64(max(n-1, 1)), L, W - R}, scale{0, top, H - B, T}
-	g := newSVG(W, H, title)
+	g := newSVG(W, H, title+": "+cs.TranscriptID)
 	for _, v := range tks {
 		g.line(L, ys.at(v), W-R, ys.at(v), "class", "grid")
 		g.text(L-6, ys.at(v)+4, "end", compact(v))
@@ -429,8 +503,6 @@ func contextChart(b *strings.Builder, d *ReportData) {
 	for i := range px {
 		px[i] = xs.at(float64(i))
 	}
-	var legend strings.Builder
-	legend.WriteString("<ul class=\"legend\">\n")
 	real := make([]float64, n)
 	hasReal := false
 	for i, v := range cs.Real {
@@ -442,8 +514,8 @@ func contextChart(b *strings.Builder, d *ReportData) {
 	if hasReal {
 		g.path(px, real, "recorded context (input + cache read + cache creation)", "class", "mark", "data-s", "recorded-real",
 			"stroke", "#222", "stroke-width", "3", "stroke-opacity", "0.35")
-		legend.WriteString(`<li><button data-s="recorded-real"><span class="sw" style="background:#222;opacity:.35;height:6px"></span>real context (recorded usage)</button></li>` + "\n")
 	}
+	var counts []string
 	for _, k := range cs.Drops {
 		if k < 0 || int(k) >= n || cs.Real[k] < 0 {
 			continue
@@ -453,15 +525,13 @@ func contextChart(b *strings.Builder, d *ReportData) {
 		g.raw(fmt.Sprintf(`<path class="mark" d="M%.1f %.1fl-5 -8h10z" fill="#8e44ad"><title>%s</title></path>`, x, y-2, esc(tip)))
 	}
 	if len(cs.Drops) > 0 {
-		fmt.Fprintf(&legend, `<li><span class="sw" style="background:#8e44ad"></span>▼ %s (real context fell, no compaction recorded)</li>`+"\n", plural(len(cs.Drops), "unrecorded drop"))
+		counts = append(counts, "▼ "+plural(len(cs.Drops), "unrecorded drop")+" (real context fell, no compaction recorded)")
 	}
 	for _, ss := range cs.Strategies {
 		col := colour(strategyIndex(ss.Strategy))
 		py := make([]float64, n)
-		peak := int64(0)
 		for i, v := range ss.Prompt {
 			py[i] = ys.at(float64(v))
-			peak = max(peak, v)
 		}
 		g.raw(fmt.Sprintf(`<g data-s="%s">`, esc(ss.Strategy)))
 		g.path(px, py, ss.Strategy+": simulated prompt", "class", "mark", "stroke", col, "stroke-width", "1.6")
@@ -469,31 +539,20 @@ func contextChart(b *strings.Builder, d *ReportData) {
 		if len(ss.Compactions) > n/8 {
 			r = 1.8 // a strategy that compacts at most calls: small dots
 		}
-		for _, c := range ss.Compactions {
+		for k, c := range ss.Compactions {
 			if c < 0 || int(c) >= n {
 				continue
 			}
 			tip := fmt.Sprintf("%s: compaction before call %d → prompt %s tokens", ss.Strategy, c, compact(float64(ss.Prompt[c])))
+			if k < len(ss.Reasons) {
+				tip += " (" + ss.Reasons[k] + ")"
+			}
 			g.circle(px[c], py[c], r, tip, "class", "mark", "fill", col, "stroke", "#fff", "stroke-width", "0.6")
 		}
 		g.raw("</g>")
-		fmt.Fprintf(&legend, `<li><button data-s="%s"><span class="sw" style="background:%s"></span>%s (%s, peak %s)</button></li>`+"\n",
-			esc(ss.Strategy), col, esc(ss.Strategy), plural(len(ss.Compactions), "compaction"), compact(float64(peak)))
+		counts = append(counts, fmt.Sprintf("%s %d", ss.Strategy, len(ss.Compactions)))
 	}
-	legend.WriteString("</ul>\n")
-	how := "the transcript with the most recorded calls"
-	if d.Want != "" {
-		if d.WantFound {
-			how = "asked for with --report-transcript"
-		} else {
-			how = "the transcript with the most recorded calls (--report-transcript " + esc(d.Want) + " matched no replayed transcript)"
-		}
-	}
-	caption := fmt.Sprintf("<b>%s</b>: <code>%s</code> (%s; %d calls, model %s), %s. Each line is the prompt a strategy "+
-		"would have sent before every recorded call, overhead included; dots are its compactions; the grey band is what "+
-		"the recording really sent. Click a legend entry to hide or show its line.",
-		title, esc(cs.TranscriptID), esc(cs.Path), n, esc(cs.Model), how)
-	figure(b, "context", g.String(), legend.String(), caption)
+	return g.String(), strings.Join(counts, ", ")
 }
 
 // anchorsChart: per rule set, each rule's matched turns (light) and fires
@@ -659,4 +718,34 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// fitsEverywhere: no session overflowed and no request was invalid.
+func fitsEverywhere(st *StrategyStats) bool {
+	return st.OverflowRuns == 0 && st.OrphanResults+st.DanglingCalls == 0
+}
+
+// verdictHTML writes the verdict: the ranked strategies as an ordered list,
+// the others with their reasons, and the ranking rule.
+func verdictHTML(b *strings.Builder, s *Summary) {
+	v := s.Verdict
+	if v.Note != "" {
+		fmt.Fprintf(b, "<p>%s Fit every session: %s.</p>\n", esc(v.Note), esc(strings.Join(lineIDs(v.Ranked), ", ")))
+	} else if len(v.Ranked) == 0 {
+		b.WriteString("<p>No strategy kept every session inside its window.</p>\n")
+	} else {
+		b.WriteString("<p>Kept every session inside its window, best first:</p>\n<ol class=\"verdict\">\n")
+		for _, l := range v.Ranked {
+			fmt.Fprintf(b, "<li><b>%s</b>: %s</li>\n", esc(l.Strategy), esc(l.Why))
+		}
+		b.WriteString("</ol>\n")
+	}
+	if len(v.Others) > 0 {
+		b.WriteString("<p>Did not:</p>\n<ul class=\"verdict\">\n")
+		for _, l := range v.Others {
+			fmt.Fprintf(b, "<li><b>%s</b>: %s</li>\n", esc(l.Strategy), esc(l.Why))
+		}
+		b.WriteString("</ul>\n")
+	}
+	b.WriteString("<p class=\"note\">" + esc(RankingRule) + "</p>\n")
 }

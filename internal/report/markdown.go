@@ -17,6 +17,27 @@ const topProblems = 10
 func WriteMarkdown(w io.Writer, s *Summary, d *ReportData) error {
 	b := &strings.Builder{}
 	b.WriteString("# compactbench report\n\n")
+	if v := s.Verdict; len(v.Ranked)+len(v.Others) > 0 {
+		b.WriteString("## Verdict\n\n")
+		if v.Note != "" {
+			fmt.Fprintf(b, "%s Fit every session: %s.\n", v.Note, strings.Join(lineIDs(v.Ranked), ", "))
+		} else if len(v.Ranked) == 0 {
+			b.WriteString("No strategy kept every session inside its window.\n")
+		} else {
+			b.WriteString("Kept every session inside its window, best first:\n\n")
+			for _, l := range v.Ranked {
+				fmt.Fprintf(b, "%d. **%s**: %s\n", l.Rank, l.Strategy, l.Why)
+			}
+		}
+		if len(v.Others) > 0 {
+			b.WriteString("\nDid not:\n\n")
+			for _, l := range v.Others {
+				fmt.Fprintf(b, "- **%s**: %s\n", l.Strategy, l.Why)
+			}
+		}
+		b.WriteString("\n" + RankingRule + "\n")
+	}
+	b.WriteString("\n## Run\n\n")
 	meta := runMeta(s, d, mdCode)
 	for _, r := range meta[3:] { // settings: rule files and labels are named by the user
 		r[1] = mdText(r[1])
@@ -32,6 +53,9 @@ func WriteMarkdown(w io.Writer, s *Summary, d *ReportData) error {
 		b.WriteString("\n## Strategies\n\n")
 		mdTable(b, h, rows, "")
 		b.WriteString("\n" + strategyLegend + "\n")
+		if line := rereadLine(s); line != "" {
+			b.WriteString("\n" + line + "\n")
+		}
 	}
 	summarizerMarkdown(b, s.Summarizer)
 	if len(s.Anchors) > 0 {
@@ -72,10 +96,16 @@ func WriteMarkdown(w io.Writer, s *Summary, d *ReportData) error {
 }
 
 const (
-	strategyLegend = "Compression, need recall and the shares are over compaction events (compression and file recall " +
-		"are medians; need recall pools the facts of every event). Orphans+dangling counts tool results and calls that " +
-		"lost their other half: any is an invalid API request. Cost ratio is the simulated bill with the strategy over " +
-		"the bill without compaction."
+	strategyLegend = "One aggregation per figure. Over compaction events: median compression, file recall and error " +
+		"recall are medians of the per-event values; need recall pools the facts of every event (kept / needed), median " +
+		"need recall is the median of the per-event ratios; low, intent kept and synthetic are shares of events. Over " +
+		"runs (one per session): fits window counts the sessions with no call over the window; overflows counts calls " +
+		"over it. Kept everything: compactions that dropped no recorded message; freed <1%: compactions that freed less " +
+		"than 1% of the window. Orphans+dangling counts tool results and calls that lost their other half: any is an " +
+		"invalid API request. Anchor F1: the strategy's rule set against gold labels (evidence labels where there are " +
+		"none). Cost ratio (fit) is the simulated bill with the strategy over the bill without compaction, pooled over " +
+		"the sessions that fit the window (a session that overflowed would have failed); the median is over those " +
+		"sessions' ratios."
 	anchorsLegend = "A detected anchor matches a label on the same turn of the same transcript. Gold labels are written by " +
 		"hand; evidence labels are derived from what the session did (todo items completed, commits, fixed tests, " +
 		"compactions) and are a sanity check, not ground truth. Synthetic rate: transcripts given the fallback anchor."

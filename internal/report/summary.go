@@ -13,10 +13,14 @@ const SchemaVersion = 1
 // the same inputs and config (no clock, no -j), so summary.json is
 // byte-identical across such runs.
 type Meta struct {
-	Tool       string   `json:"tool"`
-	Version    string   `json:"version"`
-	ConfigHash string   `json:"config_hash"`
-	Inputs     []string `json:"inputs"`
+	Tool       string `json:"tool"`
+	Version    string `json:"version"`
+	ConfigHash string `json:"config_hash"`
+	// RunID identifies the run's inputs and configuration (a hash of tool,
+	// version, config hash and inputs): every table carries it, with the
+	// config hash, so tables of several runs can be unioned.
+	RunID  string   `json:"run_id"`
+	Inputs []string `json:"inputs"`
 	// Overhead is the calls table's overhead anchoring (tokens.Anchoring).
 	Overhead string `json:"overhead,omitempty"`
 	// Models is the model table the run used (nil: the shipped one); not
@@ -35,6 +39,10 @@ type Summary struct {
 	Rulers *Rulers `json:"rulers,omitempty"`
 	// Strategies are the compaction strategies' aggregates, by id.
 	Strategies Strategies `json:"strategies"`
+	// Rereads total the behaviour check at recorded compactions.
+	Rereads *RereadStats `json:"rereads"`
+	// Verdict ranks the strategies (computeVerdict).
+	Verdict Verdict `json:"verdict"`
 	// Anchors are the per-rule-set anchor aggregates (rules table, set rows).
 	Anchors []RuleSetSummary `json:"anchors,omitempty"`
 	// Summarizer describes model-written summaries (nil: extractive).
@@ -94,7 +102,7 @@ type Corpus struct {
 func newSummary(m Meta) Summary {
 	return Summary{SchemaVersion: SchemaVersion, Meta: m, Corpus: Corpus{
 		ByFormat: map[string]int64{}, ByKind: map[string]*Totals{}, IgnoredByType: map[string]int64{},
-	}, Rulers: newRulers(m.Overhead, m.Models), Strategies: Strategies{}}
+	}, Rulers: newRulers(m.Overhead, m.Models), Strategies: Strategies{}, Rereads: &RereadStats{}}
 }
 
 func (s *Summary) add(r *analysis.Result) {
@@ -119,6 +127,7 @@ func (s *Summary) add(r *analysis.Result) {
 	}
 	s.Rulers.add(r)
 	s.Strategies.add(r)
+	s.Rereads.add(r.Rereads)
 	s.anchorTally.Add(r.AnchorCounts)
 	s.Summarizer.add(r.Summaries)
 }
@@ -127,5 +136,7 @@ func (s *Summary) add(r *analysis.Result) {
 func (s *Summary) finish() {
 	s.Rulers.finish()
 	s.Strategies.finish()
+	s.Rereads.finish()
+	s.Verdict = computeVerdict(s)
 	s.Anchors = anchorSummaries(&s.anchorTally)
 }

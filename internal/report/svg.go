@@ -172,6 +172,6 @@ func pctLabel(v float64) string { return strconv.FormatFloat(100*v, 'f', 0, 64) 
 
 // palette colours series; strategies and rulers keep their index's colour
 // whichever of them a run has.
-var palette = []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
+var palette = []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#1b9e77", "#7570b3", "#d95f02"}
 
 func colour(i int) string { return palette[i%len(palette)] }

@@ -8,6 +8,7 @@ package report
 import (
 	"bufio"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -91,6 +92,16 @@ func cell(v reflect.Value, c column) string {
 		return FormatFloat(f.Float())
 	case reflect.Bool:
 		return strconv.FormatBool(f.Bool())
+	case reflect.Slice:
+		// A list cell (a LIST column in Parquet) is its JSON array in CSV.
+		if f.Len() == 0 {
+			return "[]"
+		}
+		js, err := json.Marshal(f.Interface())
+		if err != nil {
+			return err.Error()
+		}
+		return string(js)
 	}
 	return fmt.Sprint(f.Interface())
 }

@@ -1,8 +1,10 @@
 package report
 
 import (
+	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -59,3 +61,21 @@ func corpusGrid(s *Summary) ([]string, [][]string) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// CorpusLine is the corpus in one line for the default terminal view.
+func CorpusLine(s *Summary) string {
+	t := &s.Corpus.Totals
+	return fmt.Sprintf("corpus: %s, %s, %s, %s, %s, %s", plural(int(s.Corpus.Files), "file"), plural(int(t.Transcripts), "transcript"),
+		plural(int(t.Turns), "turn"), plural(int(t.APICalls), "API call"),
+		plural(int(t.CompactBoundaries+t.MicrocompactBoundaries), "recorded compaction"), plural(int(t.Problems), "problem"))
+}
+
+// RereadLine is the behaviour check of need recall, wrapped at 100 columns
+// ("" without recorded compactions).
+func RereadLine(s *Summary) string {
+	line := rereadLine(s)
+	if line == "" {
+		return ""
+	}
+	return strings.Join(wrap(line, 100, ""), "\n")
+}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"io"
-	"strconv"
 
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/compaction"
@@ -27,7 +26,11 @@ func (s *Summary) Finish() { s.finish() }
 // labels named in labels (gold when the corpus has gold labels for the set,
 // else evidence).
 type TuneRow struct {
-	Setting int64 `parquet:"setting" json:"setting"`
+	// RunID and ConfigHash identify the setting's run (each setting has
+	// its own configuration), as in every other table.
+	RunID      string `parquet:"run_id" json:"run_id"`
+	ConfigHash string `parquet:"config_hash" json:"config_hash"`
+	Setting    int64  `parquet:"setting" json:"setting"`
 	// Params is the setting: "anchors.threshold=0.8 mask.keep=5".
 	Params   string `parquet:"params" json:"params"`
 	Strategy string `parquet:"strategy" json:"strategy"`
@@ -57,8 +60,11 @@ type TuneRow struct {
 
 // TuneRows turns one setting's aggregate into rows: one per strategy run,
 // in compaction.Specs order, then one per rule set no strategy named.
-// rulesOf gives the rule set each strategy uses ("" for none).
-func TuneRows(setting int, params string, s *Summary, rulesOf map[string]string) []TuneRow {
+// rulesOf gives the rule set each strategy uses ("" for none); params gives
+// a row's setting in words: the swept parameters that affect its strategy
+// (or rule set), so rows of settings that differ only elsewhere are equal
+// and DedupTune drops them.
+func TuneRows(setting int, params func(strategy, ruleSet string) string, s *Summary, rulesOf map[string]string) []TuneRow {
 	var rows []TuneRow
 	used := map[string]bool{}
 	for _, spec := range compaction.Specs() {
@@ -66,7 +72,7 @@ func TuneRows(setting int, params string, s *Summary, rulesOf map[string]string)
 		if st == nil {
 			continue
 		}
-		r := TuneRow{Setting: int64(setting), Params: params, Strategy: spec.ID, Compactions: st.Compactions,
+		r := TuneRow{Setting: int64(setting), Params: params(spec.ID, rulesOf[spec.ID]), Strategy: spec.ID, Compactions: st.Compactions,
 			Overflows: st.Overflows, InvalidContexts: st.OrphanResults + st.DanglingCalls,
 			MedianCompression: st.MedianCompression, NeedRecall: st.NeedRecall, CostRatio: st.CostRatio,
 			SyntheticAnchorRate: st.SyntheticAnchorRate}
@@ -82,7 +88,7 @@ func TuneRows(setting int, params string, s *Summary, rulesOf map[string]string)
 	}
 	for i := range s.Anchors {
 		if rs := &s.Anchors[i]; !used[rs.Name] {
-			r := TuneRow{Setting: int64(setting), Params: params}
+			r := TuneRow{Setting: int64(setting), Params: params("", rs.Name)}
 			fillAnchors(&r, rs)
 			rows = append(rows, r)
 		}
@@ -153,6 +159,22 @@ func MarkPareto(rows []TuneRow) {
 	}
 }
 
+// DedupTune keeps the first row of each strategy (or rule set) and
+// setting of the parameters that affect it: a strategy the sweep does not
+// touch appears once.
+func DedupTune(rows []TuneRow) []TuneRow {
+	seen := map[string]bool{}
+	out := rows[:0:0]
+	for i := range rows {
+		k := tuneGroup(&rows[i]) + "\x00" + rows[i].Params
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, rows[i])
+		}
+	}
+	return out
+}
+
 // SortTune orders rows by group (strategies in Specs order, then rule
 // sets as they came) and setting, so each strategy's sweep reads down.
 func SortTune(rows []TuneRow) []TuneRow {
@@ -178,7 +200,7 @@ func SortTune(rows []TuneRow) []TuneRow {
 // TuneTable renders the tune rows for the terminal.
 func TuneTable(w io.Writer, rows []TuneRow) error {
 	header := []string{"setting", "strategy", "rule set", "thr", "labels", "P", "R", "F1", "synthetic (set)", "synthetic (events)",
-		"compactions", "median compression", "need recall", "invalid", "overflows", "front"}
+		"compactions", "median compression", "need recall", "cost (fit)", "invalid", "overflows", "front"}
 	var out [][]string
 	for i := range rows {
 		r := &rows[i]
@@ -196,10 +218,10 @@ func TuneTable(w io.Writer, rows []TuneRow) error {
 		}
 		params := r.Params
 		if params == "" {
-			params = strconv.FormatInt(r.Setting, 10)
+			params = "(not swept)"
 		}
 		out = append(out, []string{params, strategy, dash(r.RuleSet), thr, dash(r.Labels), ratio(r.Precision), ratio(r.Recall),
-			ratio(r.F1), pct(r.SetSyntheticRate), pct(r.SyntheticAnchorRate), comp, pct(r.MedianCompression), pct(r.NeedRecall), itoa(r.InvalidContexts), itoa(r.Overflows), front})
+			ratio(r.F1), pct(r.SetSyntheticRate), pct(r.SyntheticAnchorRate), comp, pct(r.MedianCompression), pct(r.NeedRecall), ratio(r.CostRatio), itoa(r.InvalidContexts), itoa(r.Overflows), front})
 	}
 	return RenderLeft(w, header, out, 0)
 }

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -38,7 +40,7 @@ func TestTuneRows(t *testing.T) {
 		{Name: "codelet", Threshold: 0.8, Anchors: 4, Gold: &LabelScores{LabelledTurns: 10, F1: fp(0.5)}, Evidence: &LabelScores{F1: fp(0.2)}},
 		{Name: "tuned", Threshold: 0.7, SyntheticRate: fp(0.25), Evidence: &LabelScores{LabelledTurns: 3, Precision: fp(1), F1: fp(0.4)}},
 	}}
-	rows := TuneRows(2, "anchors.threshold=0.8", s, map[string]string{"codelet": "codelet", "mask": ""})
+	rows := TuneRows(2, func(string, string) string { return "anchors.threshold=0.8" }, s, map[string]string{"codelet": "codelet", "mask": ""})
 	if len(rows) != 3 {
 		t.Fatalf("%d rows: %+v", len(rows), rows)
 	}
@@ -53,7 +55,7 @@ func TestTuneRows(t *testing.T) {
 	if tu.Strategy != "" || tu.RuleSet != "tuned" || tu.Labels != "evidence" || *tu.F1 != 0.4 || *tu.SetSyntheticRate != 0.25 {
 		t.Errorf("rule-set row %+v", tu)
 	}
-	sorted := SortTune(append(TuneRows(1, "a", s, map[string]string{"codelet": "codelet"}), rows...))
+	sorted := SortTune(append(TuneRows(1, func(string, string) string { return "a" }, s, map[string]string{"codelet": "codelet"}), rows...))
 	var order []string
 	for _, r := range sorted {
 		order = append(order, r.Strategy+"/"+r.RuleSet+"/"+r.Params)
@@ -64,5 +66,27 @@ func TestTuneRows(t *testing.T) {
 			t.Errorf("order %v, want %v", order, want)
 			break
 		}
+	}
+}
+
+// TestDedupTune: a strategy the sweep does not touch (its params are the
+// same in every setting) keeps one row.
+func TestDedupTune(t *testing.T) {
+	s := &Summary{Strategies: Strategies{"mask": &StrategyStats{Compactions: 9}, "codelet": &StrategyStats{}}}
+	var rows []TuneRow
+	for i, keep := range []string{"mask.keep=2", "mask.keep=5", "mask.keep=2"} {
+		rows = append(rows, TuneRows(i+1, func(strategy, _ string) string {
+			if strategy == "mask" {
+				return keep
+			}
+			return ""
+		}, s, nil)...)
+	}
+	var got []string
+	for _, r := range SortTune(DedupTune(rows)) {
+		got = append(got, fmt.Sprintf("%s:%d:%s", r.Strategy, r.Setting, r.Params))
+	}
+	if want := "codelet:1: mask:1:mask.keep=2 mask:2:mask.keep=5"; strings.Join(got, " ") != want {
+		t.Errorf("rows %q, want %q", strings.Join(got, " "), want)
 	}
 }

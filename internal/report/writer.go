@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -42,9 +43,30 @@ type sink interface {
 type tableSink[T any] struct {
 	*Table[T]
 	rows func(r *analysis.Result) []T
+	meta Meta
 }
 
-func (s tableSink[T]) add(r *analysis.Result) error { return s.Write(s.rows(r)...) }
+func (s tableSink[T]) add(r *analysis.Result) error {
+	rows := s.rows(r)
+	stampRows(rows, &s.meta)
+	return s.Write(rows...)
+}
+
+// stampRows sets the RunID and ConfigHash fields of rows that have them.
+func stampRows[T any](rows []T, m *Meta) {
+	for i := range rows {
+		v := reflect.ValueOf(&rows[i]).Elem()
+		if v.Kind() != reflect.Struct {
+			return
+		}
+		if f := v.FieldByName("RunID"); f.IsValid() && f.Kind() == reflect.String {
+			f.SetString(m.RunID)
+		}
+		if f := v.FieldByName("ConfigHash"); f.IsValid() && f.Kind() == reflect.String {
+			f.SetString(m.ConfigHash)
+		}
+	}
+}
 
 // table opens a table whose rows are taken from each result by rows.
 func table[T any](name string, rows func(r *analysis.Result) []T) func(Options, *Summary) (sink, error) {
@@ -53,7 +75,7 @@ func table[T any](name string, rows func(r *analysis.Result) []T) func(Options, 
 		if err != nil {
 			return nil, err
 		}
-		return tableSink[T]{t, rows}, nil
+		return tableSink[T]{t, rows, o.Meta}, nil
 	}
 }
 
@@ -67,6 +89,7 @@ var tables = []func(Options, *Summary) (sink, error){
 	table("compact_boundaries", func(r *analysis.Result) []analysis.BoundaryRow { return r.Boundaries }),
 	table("runs", func(r *analysis.Result) []analysis.RunRow { return r.Runs }),
 	table("events", func(r *analysis.Result) []analysis.EventRow { return r.Events }),
+	table("rereads", func(r *analysis.Result) []analysis.RereadRow { return r.Rereads }),
 	table("anchors", func(r *analysis.Result) []analysis.AnchorRow { return r.Anchors }),
 	table("labels", func(r *analysis.Result) []analysis.LabelRow { return r.Labels }),
 	openRules,
