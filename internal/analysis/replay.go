@@ -191,6 +191,9 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []
 // extractive). ExtractiveTokens is the size of the extractive summary the
 // strategy would have written for the same event, beside the model's.
 type SummaryRow struct {
+	// RunID and ConfigHash identify the run (filled by the table writer).
+	RunID            string   `parquet:"run_id" json:"run_id"`
+	ConfigHash       string   `parquet:"config_hash" json:"config_hash"`
 	Path             string   `parquet:"path" json:"path"`
 	TranscriptID     string   `parquet:"transcript_id" json:"transcript_id"`
 	Strategy         string   `parquet:"strategy" json:"strategy"`
