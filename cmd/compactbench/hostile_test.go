@@ -136,8 +136,10 @@ func checkNoTemp(t *testing.T, dir string) {
 	}
 }
 
-// bigSession writes a Claude Code session of about size bytes.
-func bigSession(t *testing.T, path string, size int) {
+// bigSession writes a Claude Code session of about size bytes: user
+// messages, and with calls, each answered by an assistant message with
+// usage (an API call every strategy replays).
+func bigSession(t *testing.T, path string, size int, calls ...bool) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
@@ -149,6 +151,10 @@ func bigSession(t *testing.T, path string, size int) {
 	for i, n := 0, 0; n < size; i++ {
 		line := fmt.Sprintf(`{"type":"user","uuid":"u%d","parentUuid":%s,"sessionId":"big","message":{"role":"user","content":"%s"}}`+"\n", i, parent, text)
 		parent = fmt.Sprintf(`"u%d"`, i)
+		if len(calls) > 0 && calls[0] {
+			line += fmt.Sprintf(`{"type":"assistant","uuid":"a%d","parentUuid":"u%d","sessionId":"big","message":{"id":"m%d","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"text","text":"%s"}],"usage":{"input_tokens":%d,"output_tokens":50}}}`+"\n", i, i, i, text, 1000+10*i)
+			parent = fmt.Sprintf(`"a%d"`, i)
+		}
 		w.WriteString(line)
 		n += len(line)
 	}
@@ -198,6 +204,47 @@ func TestCancelInsideOneFile(t *testing.T) {
 	}
 	if after := listDir(t, out); after != before {
 		t.Errorf("the previous output set changed:\n%s\n%s", before, after)
+	}
+	checkNoTemp(t, dir)
+}
+
+// TestCancelInsideAnalysis: a cancel while one long transcript is being
+// replayed stops the run within a second too.
+func TestCancelInsideAnalysis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays a long session")
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	os.Mkdir(in, 0o755)
+	bigSession(t, filepath.Join(in, "calls.jsonl"), 100<<20, true)
+	out := filepath.Join(dir, "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	analysing := make(chan struct{})
+	t.Cleanup(func() { testHook = nil })
+	testHook = func(stage, path string) {
+		if stage == "analyze" {
+			close(analysing)
+		}
+	}
+	var cancelled time.Time
+	go func() {
+		<-analysing
+		time.Sleep(500 * time.Millisecond)
+		cancelled = time.Now()
+		cancel()
+	}()
+	var outb, errb strings.Builder
+	code := MainContext(ctx, []string{"compactbench", "run", "-q", "-o", out, in}, &outb, &errb)
+	took := time.Since(cancelled)
+	if code != 130 {
+		t.Errorf("exit %d, stderr %q; want 130", code, errb.String())
+	}
+	if took > time.Second {
+		t.Errorf("stopped %v after the cancel, want under 1 s", took)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("an interrupted first run left an output directory")
 	}
 	checkNoTemp(t, dir)
 }

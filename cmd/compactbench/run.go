@@ -280,7 +280,8 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 }
 
 // testHook, when set by a test, is called at points of a run ("file" when
-// a worker starts on a file, "emit" when its results are written) so that
+// a worker starts on a file, "analyze" before a transcript is analysed,
+// "emit" when a file's results are written) so that
 // tests can make them fail.
 var testHook func(stage, path string)
 
@@ -301,11 +302,16 @@ func analyzeFile(ctx context.Context, path string, lo loader.Options, cfg *analy
 		testHook("file", path)
 	}
 	lo.Context = ctx
+	c := *cfg
+	c.Context = ctx
 	err = loader.ReadFile(path, lo, func(t *transcript.Transcript) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		out = append(out, analysis.Analyze(t, cfg))
+		if testHook != nil {
+			testHook("analyze", path)
+		}
+		out = append(out, analysis.Analyze(t, &c))
 		return ctx.Err()
 	})
 	return out, err

@@ -5,6 +5,7 @@
 package analysis
 
 import (
+	"context"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,7 +33,14 @@ type Config struct {
 	Anchors *AnchorConfig `json:"anchors,omitempty"`
 	// Compaction selects and configures the strategies (nil: defaults).
 	Compaction *compaction.Config `json:"compaction,omitempty"`
+	// Context, when set, stops Analyze early once cancelled (between its
+	// phases, and before each call of a replay): the result is then
+	// incomplete and meant to be dropped.
+	Context context.Context `json:"-"`
 }
+
+// cancelled reports whether the configuration's context is done.
+func (c *Config) cancelled() bool { return c.Context != nil && c.Context.Err() != nil }
 
 // Result is everything one transcript contributes to the outputs.
 type Result struct {
@@ -117,9 +125,15 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 	for _, p := range t.Problems {
 		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})
 	}
+	if cfg.cancelled() {
+		return r
+	}
 	r.Calls, r.Boundaries = callRows(t, cfg)
+	if cfg.cancelled() {
+		return r
+	}
 	r.Runs, r.Events, r.Series = replayRows(t, cfg)
-	if cfg.Anchors != nil {
+	if cfg.Anchors != nil && !cfg.cancelled() {
 		analyzeAnchors(t, turns, cfg.Anchors, r)
 	}
 	return r

@@ -93,7 +93,7 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, *C
 	cc := cfg.compaction()
 	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices,
 		SummaryPromptTokens: cc.SummaryPromptTokens,
-		Rulers:              cfg.strategyRulers(metric)}
+		Rulers:              cfg.strategyRulers(metric), Stop: cfg.cancelled}
 	sh := compaction.NewShared(t)
 	if cfg.Anchors != nil { // rule sets given with --rules are usable by strategies too
 		sh.RuleSets = map[string]*anchors.RuleSet{}
@@ -107,6 +107,9 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, *C
 	var events []EventRow
 	series := newSeries(t, sh)
 	for _, spec := range cc.Enabled() {
+		if cfg.cancelled() {
+			break
+		}
 		run, evs := compaction.Replay(sh, spec.ID, spec.New(cc.Params[spec.ID]), opt, overhead, base.CostUSD)
 		series.add(&run, evs)
 		runs = append(runs, RunRow{Path: t.Path, TranscriptID: t.ID, Strategy: spec.ID, Mode: cc.Mode.String(),
