@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -225,9 +226,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	}
 	var ids, paths []string // for labels that name no transcript
 	emit := func(i int, rs []*analysis.Result) error {
-		if testHook != nil {
-			testHook("emit", files[i].Path)
-		}
+		hook("emit", files[i].Path)
 		if bar != nil {
 			bar.Add64(files[i].Size)
 		}
@@ -282,8 +281,15 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 // testHook, when set by a test, is called at points of a run ("file" when
 // a worker starts on a file, "analyze" before a transcript is analysed,
 // "emit" when a file's results are written) so that
-// tests can make them fail.
-var testHook func(stage, path string)
+// tests can make them fail. It is read by workers, hence atomic.
+var testHook atomic.Pointer[func(stage, path string)]
+
+// hook calls testHook when a test set it.
+func hook(stage, path string) {
+	if h := testHook.Load(); h != nil {
+		(*h)(stage, path)
+	}
+}
 
 // analyzeFile reads one input file and analyses every transcript in it.
 // A panic while doing so is a bug met on this file: the file's results are
@@ -298,9 +304,7 @@ func analyzeFile(ctx context.Context, path string, lo loader.Options, cfg *analy
 			out, err = []*analysis.Result{analysis.Analyze(t, cfg)}, nil
 		}
 	}()
-	if testHook != nil {
-		testHook("file", path)
-	}
+	hook("file", path)
 	lo.Context = ctx
 	c := *cfg
 	c.Context = ctx
@@ -308,9 +312,7 @@ func analyzeFile(ctx context.Context, path string, lo loader.Options, cfg *analy
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if testHook != nil {
-			testHook("analyze", path)
-		}
+		hook("analyze", path)
 		out = append(out, analysis.Analyze(t, &c))
 		return ctx.Err()
 	})
