@@ -67,12 +67,15 @@ fmt-check:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x $(PKGS)
 
-## fuzz: a short fuzzing session per fuzz target (FUZZTIME=30s by default)
+## fuzz: a short fuzzing session per fuzz target (FUZZTIME=30s by default); an
+## interesting input is minimised for at most FUZZMINIMIZE (the default 60 s made
+## the fuzzer spend its whole session minimising one large seed)
 FUZZTIME ?= 30s
+FUZZMINIMIZE ?= 2s
 fuzz:
 	@for target in $$(grep -rhoE '^func (Fuzz[A-Za-z0-9_]+)' --include='*_test.go' internal | sed 's/func //'); do \
 		pkg=$$(grep -rlE "^func $$target\(" --include='*_test.go' internal | xargs dirname | head -1); \
-		echo "== $$pkg $$target"; $(GO) test ./$$pkg -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) || exit 1; \
+		echo "== $$pkg $$target"; $(GO) test ./$$pkg -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) || exit 1; \
 	done
 
 ## factors: refit the calibrated ruler's shipped factors, per tokenizer

@@ -76,6 +76,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		HideHelpCommand:      true,
 		// Errors are printed once, by Main.
 		ExitErrHandler: func(*cli.Context, error) {},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usageErr("unknown command %q (compactbench --help lists them)", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usageErr("%v", err)
 		},

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -324,9 +325,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	}
 	var ids, paths []string // for labels that name no transcript
 	emit := func(i int, rs []*analysis.Result) error {
-		if testHook != nil {
-			testHook("emit", files[i].Path)
-		}
+		hook("emit", files[i].Path)
 		if bar != nil {
 			if opts.LLM != nil {
 				bar.Describe(opts.LLM.describe())
@@ -396,9 +395,17 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 }
 
 // testHook, when set by a test, is called at points of a run ("file" when
-// a worker starts on a file, "emit" when its results are written) so that
-// tests can make them fail.
-var testHook func(stage, path string)
+// a worker starts on a file, "analyze" before a transcript is analysed,
+// "emit" when a file's results are written) so that
+// tests can make them fail. It is read by workers, hence atomic.
+var testHook atomic.Pointer[func(stage, path string)]
+
+// hook calls testHook when a test set it.
+func hook(stage, path string) {
+	if h := testHook.Load(); h != nil {
+		(*h)(stage, path)
+	}
+}
 
 // analyzeFile reads one input file and analyses every transcript in it.
 // A panic while doing so is a bug met on this file: the file's results are
@@ -413,15 +420,16 @@ func analyzeFile(ctx context.Context, path string, lo loader.Options, cfg *analy
 			out, err = []*analysis.Result{analysis.Analyze(t, cfg)}, nil
 		}
 	}()
-	if testHook != nil {
-		testHook("file", path)
-	}
+	hook("file", path)
 	lo.Context = ctx
+	c := *cfg
+	c.Context = ctx
 	err = loader.ReadFile(path, lo, func(t *transcript.Transcript) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		out = append(out, analysis.Analyze(t, cfg))
+		hook("analyze", path)
+		out = append(out, analysis.Analyze(t, &c))
 		return ctx.Err()
 	})
 	return out, err

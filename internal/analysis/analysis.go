@@ -5,6 +5,7 @@
 package analysis
 
 import (
+	"context"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,7 +43,14 @@ type Config struct {
 	// extractive runs keep their hash).
 	Summarizer   compaction.Summarizer `json:"-"`
 	SummarizerID string                `json:"summarizer,omitempty"`
+	// Context, when set, stops Analyze early once cancelled (between its
+	// phases, and before each call of a replay): the result is then
+	// incomplete and meant to be dropped.
+	Context context.Context `json:"-"`
 }
+
+// cancelled reports whether the configuration's context is done.
+func (c *Config) cancelled() bool { return c.Context != nil && c.Context.Err() != nil }
 
 // Result is everything one transcript contributes to the outputs.
 type Result struct {
@@ -170,6 +178,9 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 	for _, p := range t.Problems {
 		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})
 	}
+	if cfg.cancelled() {
+		return r
+	}
 	r.Calls, r.Boundaries = callRows(t, cfg)
 	if len(r.Calls) > 0 {
 		if mode, err := cfg.Anchoring(); err == nil {
@@ -188,6 +199,9 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 			r.Transcript.ContextDrops++
 		}
 	}
+	if cfg.cancelled() {
+		return r
+	}
 	r.Runs, r.Events, r.Summaries, r.Series = replayRows(t, cfg)
 	var recorded []*float64
 	for i := range r.Events {
@@ -201,7 +215,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 		}
 		return nil
 	})
-	if cfg.Anchors != nil {
+	if cfg.Anchors != nil && !cfg.cancelled() {
 		analyzeAnchors(t, turns, cfg.Anchors, r)
 	}
 	return r

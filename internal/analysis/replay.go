@@ -135,7 +135,7 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []
 	cc := cfg.compaction()
 	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices, Models: cfg.Models,
 		SummaryPromptTokens: cc.SummaryPromptTokens,
-		Rulers:              cfg.strategyRulers(metric, cfg.Generation(t)), Summarizer: cfg.Summarizer}
+		Rulers:              cfg.strategyRulers(metric, cfg.Generation(t)), Summarizer: cfg.Summarizer, Stop: cfg.cancelled}
 	sh := compaction.NewShared(t)
 	if cfg.Anchors != nil { // rule sets given with --rules are usable by strategies too
 		sh.RuleSets = map[string]*anchors.RuleSet{}
@@ -150,6 +150,9 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []
 	var summaries []SummaryRow
 	series := newSeries(t, sh)
 	for _, spec := range cc.Enabled() {
+		if cfg.cancelled() {
+			break
+		}
 		run, evs := compaction.Replay(sh, spec.ID, spec.New(cc.Params[spec.ID]), opt, overhead, base.CostUSD)
 		series.add(&run, evs)
 		runs = append(runs, RunRow{Path: t.Path, TranscriptID: t.ID, Strategy: spec.ID,

@@ -52,6 +52,9 @@ type Options struct {
 	SummaryPromptTokens int
 	// Summarizer writes summaries (Deterministic when nil).
 	Summarizer Summarizer
+	// Stop, when set, is asked before each call: true ends the replay
+	// there (a cancelled run), with the run summed up so far.
+	Stop func() bool
 }
 
 // Run is one strategy's replay of one transcript, summed up.
@@ -200,6 +203,9 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 	}
 
 	for k, ci := range sh.Calls {
+		if opt.Stop != nil && opt.Stop() {
+			break
+		}
 		s.Call = k
 		advance(ci)
 		if fall, ok := sh.Drops[k]; ok && isRecorded {

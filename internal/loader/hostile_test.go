@@ -429,3 +429,39 @@ func TestExcerpt(t *testing.T) {
 		t.Errorf("excerpt = %s", got)
 	}
 }
+
+// FuzzReadFile: ReadFile on any bytes — sniffing, detection, compression
+// and every reader under small limits — accounts for the file without an
+// error or a panic, lists at most MaxProblems+1 problems per transcript,
+// and keeps the record accounting.
+func FuzzReadFile(f *testing.F) {
+	f.Add([]byte(ccLine("u1", "", "hi") + "x\n" + strings.Repeat("[", 40) + "\n"))
+	f.Add([]byte(`[{"uuid":"c","chat_messages":[{"uuid":"m","sender":"human","text":"hi"}]}]`))
+	f.Add([]byte(`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"x","usage":{"prompt_tokens":-1}}]}`))
+	f.Add([]byte(`{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}` + "\n"))
+	f.Add([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0})
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "in.jsonl")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Limits: Limits{MaxLine: 256, MaxDepth: 8, MaxProblems: 3, MaxDecompressed: 1 << 16}}
+		n := 0
+		err := ReadFile(path, opts, func(tr *transcript.Transcript) error {
+			n++
+			if len(tr.Problems) > 4 {
+				t.Fatalf("%d problems listed, want at most 4", len(tr.Problems))
+			}
+			if tr.Format != "unknown" {
+				if err := checkAccounting(tr, 1<<30); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return nil
+		})
+		if err != nil || n == 0 {
+			t.Fatalf("ReadFile: %v, %d transcripts", err, n)
+		}
+	})
+}

@@ -8,8 +8,6 @@ import (
 	"sync"
 
 	"github.com/valyala/fastjson"
-
-	"github.com/compactbench/compactbench/internal/transcript"
 )
 
 // This file holds the rules every reader applies to JSON values, whatever
@@ -174,14 +172,4 @@ func excerpt(b []byte) string {
 		s = string(b[:cut]) + "…"
 	}
 	return strconv.QuoteToASCII(s)
-}
-
-// validUsage returns u when its token counts are valid, else nil with the
-// problem reported on r at line.
-func (r recorder) validUsage(u *transcript.Usage, raw *fastjson.Value, line int, fields ...[]string) *transcript.Usage {
-	if why := usageProblem(raw, fields...); why != "" {
-		r.problem(line, "%s", why)
-		return nil
-	}
-	return u
 }

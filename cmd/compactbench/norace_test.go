@@ -1,0 +1,8 @@
+//go:build !race
+
+package main
+
+import "time"
+
+// stopWithin is how soon a cancelled run must stop.
+const stopWithin = time.Second

@@ -1,0 +1,9 @@
+//go:build race
+
+package main
+
+import "time"
+
+// stopWithin is how soon a cancelled run must stop: the race detector
+// slows the replay loops several times over.
+const stopWithin = 3 * time.Second
