@@ -22,7 +22,7 @@ func fakeAnthropic(t *testing.T) (*httptest.Server, *atomic.Int64) {
 			return
 		}
 		if r.Header.Get("x-api-key") != "sk-test" {
-			http.Error(w, "bad key", 401)
+			http.Error(w, "bad key", http.StatusUnauthorized)
 			return
 		}
 		hits.Add(1)
