@@ -197,7 +197,8 @@ var standardWindows = []int{128_000, 200_000, 400_000, 1_000_000, 2_000_000}
 // override when > 0 ("flag"); else its model's default window ("table"),
 // raised to the smallest window of the entry (or standard size) that holds
 // the largest real context a call recorded ("inferred"), since a model
-// string does not say which window variant served it.
+// string does not say which window variant served it. A context beyond
+// every standard window is taken for a corrupt record and ignored.
 func (ms *Models) WindowOf(t *transcript.Transcript, override int) (int, string) {
 	if override > 0 {
 		return override, WindowFlag
@@ -218,5 +219,8 @@ func (ms *Models) WindowOf(t *transcript.Transcript, override int) (int, string)
 			return c, WindowInferred
 		}
 	}
-	return int(peak), WindowInferred
+	// No model serves a context beyond every standard window: such a
+	// count is a corrupt or hand-edited usage record, and one of them must
+	// not move the window every strategy and overflow is judged against.
+	return w, WindowTable
 }

@@ -98,6 +98,9 @@ func TestWindowOf(t *testing.T) {
 		{"flag wins", usageSession("claude-opus-5", 679_000), 60_000, 60_000, WindowFlag},
 		{"beyond every listed window: a standard size", usageSession("claude-opus-4-5", 250_000), 0, 400_000, WindowInferred},
 		{"no usage", usageSession("gpt-5.4"), 0, 400_000, WindowTable},
+		// One corrupt record (valid as a count, impossible as a context)
+		// must not set the window: another user's damaged file.
+		{"a context no model serves", usageSession("claude-opus-4-5", 150_000, 900_000_000), 0, 200_000, WindowTable},
 	}
 	for _, tc := range tests {
 		w, src := DefaultModels().WindowOf(tc.tr, tc.override)
