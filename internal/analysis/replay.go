@@ -136,7 +136,7 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []
 	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices, Models: cfg.Models,
 		SummaryPromptTokens: cc.SummaryPromptTokens,
 		Rulers:              cfg.strategyRulers(metric, cfg.Generation(t)), Summarizer: cfg.Summarizer, Stop: cfg.cancelled}
-	sh := compaction.NewShared(t)
+	sh := compaction.NewSharedWith(t, cfg.Models)
 	if cfg.Anchors != nil { // rule sets given with --rules are usable by strategies too
 		sh.RuleSets = map[string]*anchors.RuleSet{}
 		for _, rs := range cfg.Anchors.Sets {

@@ -149,8 +149,13 @@ type Shared struct {
 	pool *[2]simArrays
 }
 
-// NewShared prepares a transcript for replay.
-func NewShared(t *transcript.Transcript) *Shared {
+// NewShared prepares a transcript for replay with the shipped model table.
+func NewShared(t *transcript.Transcript) *Shared { return NewSharedWith(t, nil) }
+
+// NewSharedWith prepares a transcript for replay; models (nil: the shipped
+// table) says which models' APIs strip earlier thinking, which unrecorded
+// drops must not count.
+func NewSharedWith(t *transcript.Transcript, models *tokens.Models) *Shared {
 	sh := &Shared{T: t, Turns: t.Turns(), Lost: map[string]bool{}}
 	sh.TurnOf = transcript.TurnOf(sh.Turns, len(t.Messages))
 	sh.prompts = make([]bool, len(t.Messages))
@@ -160,7 +165,7 @@ func NewShared(t *transcript.Transcript) *Shared {
 		}
 		sh.prompts[i] = t.Messages[i].IsPrompt()
 	}
-	sh.Drops = unrecordedDrops(t, sh.Calls)
+	sh.Drops = dropsByCall(t, sh.Calls, models)
 	sh.partners = toolPartners(t.Messages)
 	for _, tps := range sh.partners {
 		for _, tp := range tps {
@@ -172,27 +177,17 @@ func NewShared(t *transcript.Transcript) *Shared {
 	return sh
 }
 
-// unrecordedDrops finds the calls whose real context fell from the previous
-// call's by tokens.IsDrop with no compaction recorded in between.
-func unrecordedDrops(t *transcript.Transcript, calls []int) map[int]int64 {
-	var out map[int]int64
-	last, comp := int64(0), 0
+// dropsByCall keys tokens.UnrecordedDrops by the call's index in calls.
+func dropsByCall(t *transcript.Transcript, calls []int, models *tokens.Models) map[int]int64 {
+	byMsg := tokens.UnrecordedDrops(t, models)
+	if len(byMsg) == 0 {
+		return nil
+	}
+	out := make(map[int]int64, len(byMsg))
 	for k, ci := range calls {
-		for comp < len(t.Compactions) && t.Compactions[comp].MessageIndex <= ci {
-			last = 0
-			comp++
+		if fall, ok := byMsg[ci]; ok {
+			out[k] = fall
 		}
-		u := t.Messages[ci].Usage
-		if u == nil || u.Context() <= 0 {
-			continue
-		}
-		if r := u.Context(); tokens.IsDrop(last, r) {
-			if out == nil {
-				out = map[int]int64{}
-			}
-			out[k] = last - r
-		}
-		last = u.Context()
 	}
 	return out
 }

@@ -68,6 +68,61 @@ func IsDrop(prev, cur int64) bool {
 	return prev > 0 && prev-cur >= DropTokens && float64(prev-cur) >= DropShare*float64(prev)
 }
 
+// strippedSignatureTokens estimates the tokens of encrypted thinking per
+// signature character, and strippedTextTokens of visible thinking per byte:
+// rough on purpose, since they only bound how much a fall the API's own
+// thinking stripping can explain.
+const (
+	strippedSignatureTokens = 0.20
+	strippedTextTokens      = 0.25
+)
+
+// UnrecordedDrops finds the recorded calls (by message index) whose real
+// context fell from the previous call's by IsDrop with no compaction
+// recorded in between, and by how much. For models whose API drops the
+// thinking of earlier turns, the fall that stripping explains (the thinking
+// of the turn a new user message closed) is not a drop: a user whose
+// sessions think at length would otherwise see every turn counted as one.
+// The fall reported is what stripping does not explain.
+func UnrecordedDrops(t *transcript.Transcript, models *Models) map[int]int64 {
+	var out map[int]int64
+	last, comp := int64(0), 0
+	turnThinking, strippable := 0.0, 0.0
+	for i := range t.Messages {
+		for comp < len(t.Compactions) && t.Compactions[comp].MessageIndex <= i {
+			last, turnThinking, strippable = 0, 0, 0
+			comp++
+		}
+		m := &t.Messages[i]
+		switch m.Role {
+		case transcript.RoleUser:
+			strippable += turnThinking
+			turnThinking = 0
+		case transcript.RoleAssistant:
+			if u := m.Usage; u != nil && u.Context() > 0 {
+				r := u.Context()
+				explained := int64(0)
+				if models.Lookup(m.Model).StripsThinking {
+					explained = int64(strippable)
+				}
+				if fall := last - r - explained; IsDrop(last, last-fall) {
+					if out == nil {
+						out = map[int]int64{}
+					}
+					out[i] = fall
+				}
+				last, strippable = r, 0
+			}
+			for j := range m.Blocks {
+				if b := &m.Blocks[j]; b.Kind == transcript.BlockThinking {
+					turnThinking += float64(len(b.Text))*strippedTextTokens + float64(b.SignatureLen)*strippedSignatureTokens
+				}
+			}
+		}
+	}
+	return out
+}
+
 // point describes one recorded API call as the walk reaches it.
 type point struct {
 	call     int // 0-based index among the calls visited
@@ -121,7 +176,7 @@ func walk(t *transcript.Transcript, mode Anchoring, models *Models, v visitor) {
 	anchorNext := true
 	lastModel := ""
 	strip := false
-	lastReal := int64(0) // previous call's real context; 0 after a compaction
+	drops := UnrecordedDrops(t, models)
 	for i := 0; i <= len(msgs); i++ {
 		for comp < len(t.Compactions) && t.Compactions[comp].MessageIndex <= i {
 			c := &t.Compactions[comp]
@@ -138,9 +193,7 @@ func walk(t *transcript.Transcript, mode Anchoring, models *Models, v visitor) {
 				if mode == AnchorSegments {
 					anchorNext = true
 				}
-				lastReal = 0
 			case transcript.CompactMicro:
-				lastReal = 0
 				for _, id := range c.CompactedToolIDs {
 					if b := results[id]; b != nil {
 						v.replace(b, placeholder)
@@ -159,7 +212,7 @@ func walk(t *transcript.Transcript, mode Anchoring, models *Models, v visitor) {
 				anchorNext = true
 			}
 			real := m.Usage.Context()
-			drop := IsDrop(lastReal, real)
+			_, drop := drops[i]
 			if drop && mode == AnchorSegments {
 				anchorNext = true
 			}
@@ -168,7 +221,6 @@ func walk(t *transcript.Transcript, mode Anchoring, models *Models, v visitor) {
 				complete: m.Line < firstProblem, strip: strip, drop: drop})
 			anchorNext = false
 			lastModel = m.Model
-			lastReal = real
 			calls++
 		}
 		if m.Role == transcript.RoleUser {

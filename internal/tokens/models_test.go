@@ -109,3 +109,46 @@ func TestWindowOf(t *testing.T) {
 		}
 	}
 }
+
+// thinkingSession is a two-turn session whose first turn thinks at length
+// (encrypted: a 60,000-character signature, ~12,000 tokens); the second
+// call's real context is the first's minus fall.
+func thinkingSession(model string, fall int64) *transcript.Transcript {
+	const first = 100_000
+	prompt := transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: "q"}}}
+	return &transcript.Transcript{Model: model, Messages: []transcript.Message{
+		prompt,
+		{Role: transcript.RoleAssistant, Model: model, Usage: &transcript.Usage{Input: first},
+			Blocks: []transcript.Block{{Kind: transcript.BlockThinking, SignatureLen: 60_000}}},
+		prompt,
+		{Role: transcript.RoleAssistant, Model: model, Usage: &transcript.Usage{Input: first - fall}},
+	}}
+}
+
+// TestUnrecordedDropsLeaveStrippedThinking: another user's sessions that
+// think at length on a model whose API strips earlier turns' thinking fall
+// by that thinking at every new prompt; that is not an unrecorded drop.
+// The same fall on a model that keeps its thinking is one, and a fall
+// beyond what stripping explains still counts, net of the thinking.
+func TestUnrecordedDropsLeaveStrippedThinking(t *testing.T) {
+	models := DefaultModels()
+	if !models.Lookup("claude-sonnet-4-5").StripsThinking || models.Lookup("claude-opus-4-6").StripsThinking {
+		t.Fatal("the model table's thinking rule changed: pick other models for this test")
+	}
+	tests := []struct {
+		model string
+		fall  int64
+		want  int64 // 0: no drop
+	}{
+		{"claude-sonnet-4-5", 11_000, 0},      // stripping explains it (~12,000 tokens)
+		{"claude-opus-4-6", 11_000, 11_000},   // keeps its thinking: a drop
+		{"claude-sonnet-4-5", 40_000, 28_000}, // beyond the thinking: the rest is a drop
+		{"claude-sonnet-4-5", 15_000, 0},      // 3,000 beyond: under DropTokens
+	}
+	for _, tc := range tests {
+		got := UnrecordedDrops(thinkingSession(tc.model, tc.fall), models)
+		if got[3] != tc.want || (tc.want == 0) != (len(got) == 0) {
+			t.Errorf("%s, fall %d: drops %v, want %d at message 3", tc.model, tc.fall, got, tc.want)
+		}
+	}
+}
