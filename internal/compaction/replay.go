@@ -143,6 +143,7 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 		Prompts: make([]int, 0, len(sh.Calls))}
 	b := bill{p: priceOf(opt.Prices, opt.Models, sh.T.Model)}
 	rec, isRecorded := st.(recordedApplier)
+	stripModel := sh.T.Model // the model s.strip was looked up for
 	var events []Event
 	comps := sh.T.Compactions
 
@@ -217,7 +218,8 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 				s.Overhead = max(0, int(u.Context())-s.Tokens())
 			}
 		}
-		if m := sh.T.Messages[ci].Model; m != "" {
+		if m := sh.T.Messages[ci].Model; m != "" && m != stripModel {
+			stripModel = m
 			s.setStrip(opt.Models.Lookup(m).StripsThinking)
 		}
 		if opt.Mode == ModeReplay && !isRecorded {
