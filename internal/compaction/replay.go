@@ -110,9 +110,6 @@ type Run struct {
 	Prompts []int
 }
 
-// WindowFor is the shipped model table's default context window of a model.
-func WindowFor(model string) int { return tokens.DefaultModels().Lookup(model).Window() }
-
 // Overhead is the fixed prompt overhead of a transcript: the first recorded
 // call's real context minus the metric count of the messages before it, or
 // 0 when no call recorded usage (or the difference is negative).
