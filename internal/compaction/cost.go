@@ -35,23 +35,6 @@ const (
 	CacheWriteFactor = 1.25
 )
 
-// DefaultPrices are the shipped model table's list prices (USD per million
-// tokens), one per entry in match order.
-func DefaultPrices() []Price { return PricesOf(nil) }
-
-// PricesOf lists a model table's prices in match order (nil: the shipped
-// table). An entry's pattern "p*" becomes the prefix "p"; "*" matches any.
-func PricesOf(models *tokens.Models) []Price {
-	if models == nil {
-		models = tokens.DefaultModels()
-	}
-	out := make([]Price, 0, len(models.Entries))
-	for _, e := range models.Entries {
-		out = append(out, Price{Model: strings.TrimSuffix(e.Pattern, "*"), Input: e.Input, Output: e.OutputPrice})
-	}
-	return out
-}
-
 // priceOf finds a model's price: the first of prices (a strategies file's
 // own) whose prefix matches, else the model table's entry.
 func priceOf(prices []Price, models *tokens.Models, model string) Price {
