@@ -62,7 +62,7 @@ func (b *bill) call(prompt, cacheRead, output int) {
 
 // summarizer bills one summarizer call.
 func (b *bill) summarizer(input, output int) {
-	b.usd += (float64(input)*b.p.Input + float64(output)*b.p.Output) / 1e6
+	b.usd += b.p.USD(input, output)
 }
 
 // PriceOf finds a model's price: a strategies file's prices first, then the
