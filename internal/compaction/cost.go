@@ -35,9 +35,10 @@ const (
 	CacheWriteFactor = 1.25
 )
 
-// priceOf finds a model's price: the first of prices (a strategies file's
-// own) whose prefix matches, else the model table's entry.
-func priceOf(prices []Price, models *tokens.Models, model string) Price {
+// PriceOf finds a model's price: the first of prices (a strategies file's
+// own) whose prefix matches, else the model table's entry (nil: the shipped
+// one). The summarizer bills its own model calls with it.
+func PriceOf(prices []Price, models *tokens.Models, model string) Price {
 	for _, p := range prices {
 		if strings.HasPrefix(model, p.Model) {
 			return p
@@ -63,13 +64,6 @@ func (b *bill) call(prompt, cacheRead, output int) {
 // summarizer bills one summarizer call.
 func (b *bill) summarizer(input, output int) {
 	b.usd += b.p.USD(input, output)
-}
-
-// PriceOf finds a model's price: a strategies file's prices first, then the
-// model table (nil: the shipped one). The summarizer bills its own model
-// calls with it.
-func PriceOf(prices []Price, models *tokens.Models, model string) Price {
-	return priceOf(prices, models, model)
 }
 
 // USD is the price of a call with the given uncached input and output.

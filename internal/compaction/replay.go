@@ -138,7 +138,7 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 	defer s.release()
 	run := Run{Strategy: id, Calls: len(sh.Calls), Window: win, WindowSource: winSource, Overhead: overhead,
 		Prompts: make([]int, 0, len(sh.Calls))}
-	b := bill{p: priceOf(opt.Prices, opt.Models, sh.T.Model)}
+	b := bill{p: PriceOf(opt.Prices, opt.Models, sh.T.Model)}
 	rec, isRecorded := st.(recordedApplier)
 	stripModel := sh.T.Model // the model s.strip was looked up for
 	var events []Event
