@@ -182,30 +182,7 @@ func TestCancelInsideOneFile(t *testing.T) {
 	before := listDir(t, out)
 	bigSession(t, filepath.Join(in, "big.jsonl"), 300<<20)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	started := make(chan struct{})
-	t.Cleanup(func() { testHook.Store(nil) })
-	setHook(func(stage, path string) {
-		if stage == "file" {
-			close(started)
-		}
-	})
-	var cancelled time.Time
-	go func() {
-		<-started
-		time.Sleep(300 * time.Millisecond)
-		cancelled = time.Now()
-		cancel()
-	}()
-	var outb, errb strings.Builder
-	code := MainContext(ctx, []string{"compactbench", "run", "-q", "-o", out, in}, &outb, &errb)
-	took := time.Since(cancelled)
-	if code != 130 {
-		t.Errorf("exit %d, stderr %q; want 130", code, errb.String())
-	}
-	if took > stopWithin {
-		t.Errorf("stopped %v after the cancel, want under %v", took, stopWithin)
-	}
+	runCancelled(t, "file", 300*time.Millisecond, "run", "-q", "-o", out, in)
 	if after := listDir(t, out); after != before {
 		t.Errorf("the previous output set changed:\n%s\n%s", before, after)
 	}
@@ -223,23 +200,35 @@ func TestCancelInsideAnalysis(t *testing.T) {
 	os.Mkdir(in, 0o755)
 	bigSession(t, filepath.Join(in, "calls.jsonl"), 100<<20, true)
 	out := filepath.Join(dir, "out")
+	runCancelled(t, "analyze", 500*time.Millisecond, "run", "-q", "-o", out, in)
+	if _, err := os.Stat(out); err == nil {
+		t.Error("an interrupted first run left an output directory")
+	}
+	checkNoTemp(t, dir)
+}
+
+// runCancelled runs the command under a context cancelled delay after the
+// test hook first reports stage, and checks that it exits 130 within
+// stopWithin of the cancel.
+func runCancelled(t *testing.T, stage string, delay time.Duration, args ...string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	analysing := make(chan struct{})
+	reached := make(chan struct{})
 	t.Cleanup(func() { testHook.Store(nil) })
-	setHook(func(stage, path string) {
-		if stage == "analyze" {
-			close(analysing)
+	setHook(func(s, path string) {
+		if s == stage {
+			close(reached)
 		}
 	})
 	var cancelled time.Time
 	go func() {
-		<-analysing
-		time.Sleep(500 * time.Millisecond)
+		<-reached
+		time.Sleep(delay)
 		cancelled = time.Now()
 		cancel()
 	}()
 	var outb, errb strings.Builder
-	code := MainContext(ctx, []string{"compactbench", "run", "-q", "-o", out, in}, &outb, &errb)
+	code := MainContext(ctx, append([]string{"compactbench"}, args...), &outb, &errb)
 	took := time.Since(cancelled)
 	if code != 130 {
 		t.Errorf("exit %d, stderr %q; want 130", code, errb.String())
@@ -247,10 +236,6 @@ func TestCancelInsideAnalysis(t *testing.T) {
 	if took > stopWithin {
 		t.Errorf("stopped %v after the cancel, want under %v", took, stopWithin)
 	}
-	if _, err := os.Stat(out); err == nil {
-		t.Error("an interrupted first run left an output directory")
-	}
-	checkNoTemp(t, dir)
 }
 
 // TestSignal runs the command in a subprocess (this test binary) and

@@ -255,6 +255,16 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	var shardOut *shardWriter // run --shard: the results for merge, in the output set
+	closed := false
+	defer func() {
+		if !closed { // a panic or an early return: drop the partial set
+			w.Abort()
+			if shardOut != nil {
+				shardOut.abort()
+			}
+		}
+	}()
 	if opts.LLM != nil {
 		w.SetSummarizer(opts.LLM.Name, opts.LLM.Options.Model)
 	}
@@ -266,34 +276,20 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 			rows[i] = analysis.ProblemRow{Path: p.File, TranscriptID: "(labels)", Line: int64(p.Line), Reason: p.Reason}
 		}
 		if err := w.AddProblems(rows); err != nil {
-			w.Abort()
 			return err
 		}
 	}
-	var shardOut *shardWriter // run --shard: the results for merge, in the output set
 	if opts.Shard.N > 0 {
 		build, err := buildID()
 		if err != nil {
-			w.Abort()
 			return err
 		}
 		h := &shardHeader{Format: shardFormat, K: opts.Shard.K, N: opts.Shard.N, Files: nall, Build: build, Meta: meta,
 			Settings: settings, ReportTranscript: opts.ReportTranscript, RuleSets: shardRuleSets(&opts.Config)}
 		if shardOut, err = newShardWriter(w.Dir(), h); err != nil {
-			w.Abort()
 			return err
 		}
 	}
-	closed := false
-	defer func() {
-		if !closed { // a panic or an early return: drop the partial set
-			w.Abort()
-			if shardOut != nil {
-				shardOut.abort()
-			}
-		}
-	}()
-
 	var total int64
 	for _, f := range files {
 		total += f.Size
@@ -303,10 +299,6 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	var cache *resultCache
 	if opts.Cache != "" {
 		if cache, err = openResultCache(opts.Cache, &cfg, opts.InputFormat, opts.Limits); err != nil {
-			w.Abort()
-			if shardOut != nil {
-				shardOut.abort()
-			}
 			return err
 		}
 	}

@@ -23,7 +23,7 @@ prices:
 	}
 	if c.Mode != ModeOnce || c.Window != 60000 || c.Params["mask"].(*MaskParams).Keep != 20 ||
 		c.Params["window"].(*WindowParams).KeepLast != 4 || c.Params["window"].(*WindowParams).SystemReserve != 2000 ||
-		priceOf(c.Prices, nil, "claude-test").Output != 2 || priceOf(c.Prices, nil, "claude-sonnet-4-5").Input != 3 {
+		PriceOf(c.Prices, nil, "claude-test").Output != 2 || PriceOf(c.Prices, nil, "claude-sonnet-4-5").Input != 3 {
 		t.Errorf("config = %+v", c)
 	}
 	var ids []string

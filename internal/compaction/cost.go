@@ -35,26 +35,10 @@ const (
 	CacheWriteFactor = 1.25
 )
 
-// DefaultPrices are the shipped model table's list prices (USD per million
-// tokens), one per entry in match order.
-func DefaultPrices() []Price { return PricesOf(nil) }
-
-// PricesOf lists a model table's prices in match order (nil: the shipped
-// table). An entry's pattern "p*" becomes the prefix "p"; "*" matches any.
-func PricesOf(models *tokens.Models) []Price {
-	if models == nil {
-		models = tokens.DefaultModels()
-	}
-	out := make([]Price, 0, len(models.Entries))
-	for _, e := range models.Entries {
-		out = append(out, Price{Model: strings.TrimSuffix(e.Pattern, "*"), Input: e.Input, Output: e.OutputPrice})
-	}
-	return out
-}
-
-// priceOf finds a model's price: the first of prices (a strategies file's
-// own) whose prefix matches, else the model table's entry.
-func priceOf(prices []Price, models *tokens.Models, model string) Price {
+// PriceOf finds a model's price: the first of prices (a strategies file's
+// own) whose prefix matches, else the model table's entry (nil: the shipped
+// one). The summarizer bills its own model calls with it.
+func PriceOf(prices []Price, models *tokens.Models, model string) Price {
 	for _, p := range prices {
 		if strings.HasPrefix(model, p.Model) {
 			return p
@@ -79,14 +63,7 @@ func (b *bill) call(prompt, cacheRead, output int) {
 
 // summarizer bills one summarizer call.
 func (b *bill) summarizer(input, output int) {
-	b.usd += (float64(input)*b.p.Input + float64(output)*b.p.Output) / 1e6
-}
-
-// PriceOf finds a model's price: a strategies file's prices first, then the
-// model table (nil: the shipped one). The summarizer bills its own model
-// calls with it.
-func PriceOf(prices []Price, models *tokens.Models, model string) Price {
-	return priceOf(prices, models, model)
+	b.usd += b.p.USD(input, output)
 }
 
 // USD is the price of a call with the given uncached input and output.

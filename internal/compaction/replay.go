@@ -110,9 +110,6 @@ type Run struct {
 	Prompts []int
 }
 
-// WindowFor is the shipped model table's default context window of a model.
-func WindowFor(model string) int { return tokens.DefaultModels().Lookup(model).Window() }
-
 // Overhead is the fixed prompt overhead of a transcript: the first recorded
 // call's real context minus the metric count of the messages before it, or
 // 0 when no call recorded usage (or the difference is negative).
@@ -141,8 +138,9 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 	defer s.release()
 	run := Run{Strategy: id, Calls: len(sh.Calls), Window: win, WindowSource: winSource, Overhead: overhead,
 		Prompts: make([]int, 0, len(sh.Calls))}
-	b := bill{p: priceOf(opt.Prices, opt.Models, sh.T.Model)}
+	b := bill{p: PriceOf(opt.Prices, opt.Models, sh.T.Model)}
 	rec, isRecorded := st.(recordedApplier)
+	stripModel := sh.T.Model // the model s.strip was looked up for
 	var events []Event
 	comps := sh.T.Compactions
 
@@ -217,7 +215,8 @@ func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, base
 				s.Overhead = max(0, int(u.Context())-s.Tokens())
 			}
 		}
-		if m := sh.T.Messages[ci].Model; m != "" {
+		if m := sh.T.Messages[ci].Model; m != "" && m != stripModel {
+			stripModel = m
 			s.setStrip(opt.Models.Lookup(m).StripsThinking)
 		}
 		if opt.Mode == ModeReplay && !isRecorded {

@@ -216,7 +216,9 @@ func walk(t *transcript.Transcript, mode Anchoring, models *Models, v visitor) {
 			if drop && mode == AnchorSegments {
 				anchorNext = true
 			}
-			strip = models.Lookup(m.Model).StripsThinking
+			if calls == 0 || m.Model != lastModel {
+				strip = models.Lookup(m.Model).StripsThinking
+			}
 			v.call(&point{call: calls, msg: i, m: m, real: real, anchor: anchorNext,
 				complete: m.Line < firstProblem, strip: strip, drop: drop})
 			anchorNext = false
