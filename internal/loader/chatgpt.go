@@ -66,18 +66,7 @@ func (chatGPT) Sniff(path string, head []byte) int {
 }
 
 func (chatGPT) Read(src *Source, emit func(*transcript.Transcript) error) error {
-	var p fastjson.Parser
-	ids := uniqueIDs{}
-	st := stem(src.Path)
-	n := 0
-	_, problems, err := scanValues(src.R, func(v *jsonValue) error {
-		n++
-		return emit(readChatGPTConversation(&p, src.Path, st, v, ids))
-	})
-	if err != nil {
-		return err
-	}
-	return emitFileProblems(src.Path, ChatGPTFormat, st, n, problems, ids, "conversations", emit)
+	return readExport(src, ChatGPTFormat, readChatGPTConversation, emit)
 }
 
 // cgNode is one mapping node, read as it is split off.
