@@ -333,11 +333,7 @@ func chatGPTParts(b *builder, c *fastjson.Value, ct string, line int, where stri
 				case "image_asset_pointer":
 					images++
 					bl := transcript.Block{Kind: transcript.BlockImage, Images: 1, ImageBytes: part.GetInt("size_bytes")}
-					if w, h := part.GetInt("width"), part.GetInt("height"); w > 0 && h > 0 {
-						bl.SizedImages = 1
-						bl.ImagePixels = transcript.ScaledImagePixels(w, h)
-						bl.ImageTokens = transcript.ImageTokens(w, h)
-					}
+					addImageSize(&bl, part.GetInt("width"), part.GetInt("height"))
 					out = append(out, bl)
 				case "audio_transcription":
 					text(str(part, "text"))
