@@ -66,18 +66,7 @@ func (chatGPT) Sniff(path string, head []byte) int {
 }
 
 func (chatGPT) Read(src *Source, emit func(*transcript.Transcript) error) error {
-	var p fastjson.Parser
-	ids := uniqueIDs{}
-	st := stem(src.Path)
-	n := 0
-	_, problems, err := scanValues(src.R, func(v *jsonValue) error {
-		n++
-		return emit(readChatGPTConversation(&p, src.Path, st, v, ids))
-	})
-	if err != nil {
-		return err
-	}
-	return emitFileProblems(src.Path, ChatGPTFormat, st, n, problems, ids, "conversations", emit)
+	return readExport(src, ChatGPTFormat, readChatGPTConversation, emit)
 }
 
 // cgNode is one mapping node, read as it is split off.
@@ -344,11 +333,7 @@ func chatGPTParts(b *builder, c *fastjson.Value, ct string, line int, where stri
 				case "image_asset_pointer":
 					images++
 					bl := transcript.Block{Kind: transcript.BlockImage, Images: 1, ImageBytes: part.GetInt("size_bytes")}
-					if w, h := part.GetInt("width"), part.GetInt("height"); w > 0 && h > 0 {
-						bl.SizedImages = 1
-						bl.ImagePixels = transcript.ScaledImagePixels(w, h)
-						bl.ImageTokens = transcript.ImageTokens(w, h)
-					}
+					addImageSize(&bl, part.GetInt("width"), part.GetInt("height"))
 					out = append(out, bl)
 				case "audio_transcription":
 					text(str(part, "text"))

@@ -78,18 +78,25 @@ func startsJSONDoc(head []byte) bool {
 }
 
 func (claudeAI) Read(src *Source, emit func(*transcript.Transcript) error) error {
+	return readExport(src, ClaudeAIFormat, readConversation, emit)
+}
+
+// readExport streams a data export's conversations (scanValues), one
+// transcript each from conv, with ids made distinct within the file, then
+// accounts for what the document held besides them (emitFileProblems).
+func readExport(src *Source, format string, conv func(p *fastjson.Parser, path, st string, v *jsonValue, ids uniqueIDs) *transcript.Transcript, emit func(*transcript.Transcript) error) error {
 	var p fastjson.Parser
 	ids := uniqueIDs{}
 	st := stem(src.Path)
 	n := 0
 	_, problems, err := scanValues(src.R, func(v *jsonValue) error {
 		n++
-		return emit(readConversation(&p, src.Path, st, v, ids))
+		return emit(conv(&p, src.Path, st, v, ids))
 	})
 	if err != nil {
 		return err
 	}
-	return emitFileProblems(src.Path, ClaudeAIFormat, st, n, problems, ids, "conversations", emit)
+	return emitFileProblems(src.Path, format, st, n, problems, ids, "conversations", emit)
 }
 
 // emitFileProblems accounts for what a streamed document held besides its

@@ -84,16 +84,12 @@ func (f *ccFile) scopeStats(sc *ccScope, setAside string) {
 		for _, c := range sc.ignored {
 			n += c
 		}
-		for i := 0; i < n; i++ {
-			s.Ignore(setAside)
-		}
+		s.IgnoreN(setAside, n)
 		return
 	}
 	s.ParsedLines += sc.parsed
 	for typ, c := range sc.ignored {
-		for i := 0; i < c; i++ {
-			s.Ignore(typ)
-		}
+		s.IgnoreN(typ, c)
 	}
 	// Call, tool and error counts are distinct ids: a union over scopes.
 	for id := range sc.calls {

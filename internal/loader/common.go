@@ -417,10 +417,13 @@ func leadingInt(s string) (int, bool) {
 // fields) are read so that Context() equals prompt_tokens.
 //
 // A usage object whose token counts are not all valid (usageProblem) gives
-// no usage: the caller reports the problem with usageProblem.
-func usageOf(u *fastjson.Value) (*transcript.Usage, bool) {
-	if u == nil || u.Type() != fastjson.TypeObject || usageProblem(u) != "" {
-		return nil, false
+// no usage and the reason, for the caller to report.
+func usageOf(u *fastjson.Value) (*transcript.Usage, string) {
+	if u == nil || u.Type() != fastjson.TypeObject {
+		return nil, ""
+	}
+	if why := usageProblem(u); why != "" {
+		return nil, why
 	}
 	get := func(keys ...string) int64 { n, _ := countAt(u, keys...); return n }
 	if u.Exists("prompt_tokens") {
@@ -434,12 +437,12 @@ func usageOf(u *fastjson.Value) (*transcript.Usage, bool) {
 		if input < 0 { // the cache fields are not part of prompt_tokens
 			input = prompt
 		}
-		return &transcript.Usage{Input: input, Output: get("completion_tokens"), CacheRead: read, CacheCreation: created}, true
+		return &transcript.Usage{Input: input, Output: get("completion_tokens"), CacheRead: read, CacheCreation: created}, ""
 	}
 	if u.Exists("input_tokens") {
-		return anthropicUsage(u), true
+		return anthropicUsage(u), ""
 	}
-	return nil, false
+	return nil, ""
 }
 
 // anthropicUsage reads a usage object of the Anthropic shape whose counts

@@ -108,8 +108,15 @@ func jpegSize(r io.Reader) (int, int, bool) {
 
 // sizeImage adds one image's dimensions, when its data has them, to b.
 func sizeImage(b *transcript.Block, b64 string) {
-	w, h, ok := imageDims(b64)
-	if !ok || w <= 0 || h <= 0 {
+	if w, h, ok := imageDims(b64); ok {
+		addImageSize(b, w, h)
+	}
+}
+
+// addImageSize adds one w×h image, when both are positive, to b's sized
+// images, pixels and image tokens.
+func addImageSize(b *transcript.Block, w, h int) {
+	if w <= 0 || h <= 0 {
 		return
 	}
 	b.SizedImages++

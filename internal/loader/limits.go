@@ -245,8 +245,8 @@ func sourceOf(r io.Reader) *Source {
 
 // limitsOf returns the limits of the source r reads, or the defaults.
 func limitsOf(r io.Reader) Limits {
-	if sr, ok := r.(srcReader); ok {
-		return sr.source().limits()
+	if src := sourceOf(r); src != nil {
+		return src.limits()
 	}
 	return DefaultLimits()
 }

@@ -47,12 +47,7 @@ type Options struct {
 // limit are bad records, problems past MaxProblems are summarised, and every
 // transcript emitted carries them (see Limits).
 func ReadFile(path string, opts Options, emit func(*transcript.Transcript) error) error {
-	fail := func(reason string) error {
-		return emit(&transcript.Transcript{
-			ID: stem(path), Path: path, Format: "unknown", Kind: transcript.KindSession,
-			Problems: []transcript.Problem{{Line: 0, Reason: reason}},
-		})
-	}
+	fail := func(reason string) error { return emit(ProblemTranscript(path, reason)) }
 	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
 		return fail(fmt.Sprintf("not a regular file (%s); not read", fileKind(info.Mode())))
 	}

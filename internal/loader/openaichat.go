@@ -347,8 +347,8 @@ func (c *chatConv) message(m *fastjson.Value, line int, where string) {
 		if msg.Model == "" {
 			msg.Model = b.t.Model
 		}
-		msg.Usage, _ = usageOf(m.Get("usage"))
-		if why := usageProblem(m.Get("usage")); why != "" {
+		var why string
+		if msg.Usage, why = usageOf(m.Get("usage")); why != "" {
 			b.problem(line, "%s: %s", where, why)
 		}
 		if r := firstStr(m, "reasoning_content", "reasoning", "thinking"); r != "" {

@@ -238,8 +238,8 @@ func (c *ohConv) respond(resp *fastjson.Value, ts string, line int, lead []trans
 		return
 	}
 	m := transcript.Message{Role: transcript.RoleAssistant, Blocks: append(lead, blocks...), Timestamp: ts, Line: line, Model: str(resp, "model")}
-	m.Usage, _ = usageOf(resp.Get("usage"))
-	if why := usageProblem(resp.Get("usage")); why != "" {
+	var why string
+	if m.Usage, why = usageOf(resp.Get("usage")); why != "" {
 		b.problem(line, "%s", why)
 	}
 	if respID != "" {

@@ -228,12 +228,19 @@ func (s *Stats) LeaveOut(reason string) {
 }
 
 // Ignore counts one line ignored because of its record type.
-func (s *Stats) Ignore(recordType string) {
+func (s *Stats) Ignore(recordType string) { s.IgnoreN(recordType, 1) }
+
+// IgnoreN counts n lines ignored because of their record type (none when
+// n <= 0).
+func (s *Stats) IgnoreN(recordType string, n int) {
+	if n <= 0 {
+		return
+	}
 	if s.IgnoredByType == nil {
 		s.IgnoredByType = make(map[string]int)
 	}
-	s.IgnoredByType[recordType]++
-	s.IgnoredLines++
+	s.IgnoredByType[recordType] += n
+	s.IgnoredLines += n
 }
 
 // Calls returns the indices of the messages that are recorded API calls
