@@ -259,8 +259,10 @@ type text struct {
 	s       string
 	lower   string // strings.ToLower(s)
 	alower  string // s with ASCII letters lower-cased
+	prose   string // Prose(lower), for says
 	lowered bool
 	alowed  bool
+	prosed  bool
 	ascii   int8 // 0 unknown, 1 yes, 2 no
 	known   []uint64
 	val     []uint64
@@ -282,6 +284,14 @@ func (t *text) low() string {
 		t.lower, t.lowered = strings.ToLower(t.s), true
 	}
 	return t.lower
+}
+
+// lowProse is the prose of the lower-cased text (Prose(low())).
+func (t *text) lowProse() string {
+	if !t.prosed {
+		t.prose, t.prosed = Prose(t.low()), true
+	}
+	return t.prose
 }
 
 // lowASCII is the text with only ASCII letters lower-cased. For an ASCII
@@ -365,7 +375,7 @@ func (t *text) leaf(l *leaf, id int32) bool {
 		v = len(t.s) < l.n
 	case TextSays:
 		for _, lex := range l.needles {
-			if v = Says(lex, t.low()); v {
+			if v = says(lex, t.lowProse()); v {
 				break
 			}
 		}
