@@ -40,7 +40,7 @@ func loadGold(paths []string, format string, sets ...*anchors.LabelSet) ([][]anc
 				}
 				ok, bad := anchors.ResolveLabels(labels, turns)
 				for _, b := range bad {
-					problems = append(problems, fmt.Sprintf("%s:%d: %s", b.Label.File, b.Label.Line, b.Reason))
+					problems = append(problems, b.String())
 				}
 				out[k] = append(out[k], anchors.NewGoldDoc(t.ID, turns, ok))
 			}
