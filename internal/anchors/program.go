@@ -568,15 +568,13 @@ func (p *program) holds(n *cnode, f *turnFacts) bool {
 	return false
 }
 
-// blind returns a copy of f that cannot see the next turn (its prompt is
-// empty), for a turn at the end of a window: at a compaction point the next
-// prompt has not been recorded yet.
-func (p *program) blind(f *turnFacts) turnFacts {
-	b := *f
+// noText is the empty text with its own memo: the next prompt of a turn at
+// the end of a window, which at a compaction point has not been recorded
+// yet. Being the same text for every turn, it is shared by them.
+func (p *program) noText() text {
 	nw := (len(p.leaves) + 63) / 64
 	m := make([]uint64, 2*nw)
-	b.next = text{known: m[:nw:nw], val: m[nw:]}
-	return b
+	return text{known: m[:nw:nw], val: m[nw:]}
 }
 
 func (p *program) callMatches(n *cnode, c *callFacts) bool {
