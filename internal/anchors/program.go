@@ -213,6 +213,17 @@ func (p *program) text(t *Text) *tnode {
 		}
 		return n
 	}
+	if t.Op == TextSays && len(t.Lexicons) > 1 {
+		// Any of one leaf per lexicon: a lexicon that several says name
+		// is scanned once per text.
+		n.op = TextAny
+		for _, lex := range t.Lexicons {
+			kn := p.text(&Text{Op: TextSays, Lexicons: []string{lex}})
+			n.kids = append(n.kids, kn)
+			n.cost = max(n.cost, kn.cost)
+		}
+		return n
+	}
 	l := leaf{op: t.Op, fold: t.Fold, re: t.re, n: t.N}
 	switch t.Op {
 	case TextContains:
