@@ -228,8 +228,7 @@ func loadLabelsStrict(found, flagged []string) (*anchors.LabelSet, error) {
 		return nil, err
 	}
 	if len(problems) > 0 {
-		p := problems[0]
-		return nil, usageErr("%s:%d: %s (%d label line(s) cannot be used)", p.File, p.Line, p.Reason, len(problems))
+		return nil, usageErr("%s (%d label line(s) cannot be used)", problems[0], len(problems))
 	}
 	return set, nil
 }

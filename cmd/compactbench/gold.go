@@ -19,8 +19,9 @@ func init() { commands = append(commands, newAgreeCommand) }
 
 // loadGold reads the transcripts under paths and returns, for each label
 // set, the transcripts it labels (in path order) with their labels placed
-// on turns, and the labels that could not be placed.
-func loadGold(paths []string, format string, sets ...*anchors.LabelSet) ([][]anchors.GoldDoc, []string, error) {
+// on turns, and the labels that could not be placed (each also told on
+// warn, as not scored).
+func loadGold(paths []string, format string, warn io.Writer, sets ...*anchors.LabelSet) ([][]anchors.GoldDoc, []string, error) {
 	inputs, err := loader.Walk(paths)
 	if err != nil {
 		return nil, nil, usageErr("%v", err)
@@ -40,7 +41,8 @@ func loadGold(paths []string, format string, sets ...*anchors.LabelSet) ([][]anc
 				}
 				ok, bad := anchors.ResolveLabels(labels, turns)
 				for _, b := range bad {
-					problems = append(problems, fmt.Sprintf("%s:%d: %s", b.Label.File, b.Label.Line, b.Reason))
+					problems = append(problems, b.String())
+					fmt.Fprintf(warn, "label problem (not scored): %s\n", b)
 				}
 				out[k] = append(out[k], anchors.NewGoldDoc(t.ID, turns, ok))
 			}
@@ -83,12 +85,9 @@ func newAgreeCommand() *cli.Command {
 			if first == nil || second == nil {
 				return usageErr("agree: no labels read")
 			}
-			docs, problems, err := loadGold(c.Args().Slice(), c.String("input-format"), first, second)
+			docs, _, err := loadGold(c.Args().Slice(), c.String("input-format"), c.App.ErrWriter, first, second)
 			if err != nil {
 				return err
-			}
-			for _, p := range problems {
-				fmt.Fprintf(c.App.ErrWriter, "label problem (not scored): %s\n", p)
 			}
 			a, b := pairDocs(docs[0], docs[1])
 			if len(a) == 0 {

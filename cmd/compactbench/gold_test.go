@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,7 +81,7 @@ func TestGoldRealCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, problems, err := loadGold([]string{corpus}, "", ls)
+	docs, problems, err := loadGold([]string{corpus}, "", io.Discard, ls)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,8 @@ func TestRunReportsUnplacedLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(problems), "x.labels.jsonl:2: prompt uuid no-such-uuid matches no turn") &&
+	// Line 2's uuid names no prompt and its turn 2 has another prompt.
+	if !strings.Contains(string(problems), "x.labels.jsonl:2: prompt uuid no-such-uuid turn 2's prompt") ||
 		!strings.Contains(string(problems), "does not agree with the label's prompt_head") {
 		t.Errorf("problems.csv lacks the unplaced label:\n%s", problems)
 	}

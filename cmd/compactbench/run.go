@@ -269,8 +269,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		w.SetSummarizer(opts.LLM.Name, opts.LLM.Options.Model)
 	}
 	if len(labelProblems) > 0 {
-		p := labelProblems[0]
-		fmt.Fprintf(stderr, "compactbench: warning: %d label line(s) cannot be used and are problem rows; first: %s:%d: %s\n", len(labelProblems), p.File, p.Line, p.Reason)
+		fmt.Fprintf(stderr, "compactbench: warning: %d label line(s) cannot be used and are problem rows; first: %s\n", len(labelProblems), labelProblems[0])
 		rows := make([]analysis.ProblemRow, len(labelProblems))
 		for i, p := range labelProblems {
 			rows[i] = analysis.ProblemRow{Path: p.File, TranscriptID: "(labels)", Line: int64(p.Line), Reason: p.Reason}

@@ -195,12 +195,9 @@ func tuneCV(c *cli.Context, paths, found []string, sweep bool) error {
 	if labels == nil {
 		return usageErr("tune --cv: no gold labels (--labels FILE or DIR)")
 	}
-	docs, problems, err := loadGold(paths, c.String("input-format"), labels)
+	docs, _, err := loadGold(paths, c.String("input-format"), c.App.ErrWriter, labels)
 	if err != nil {
 		return err
-	}
-	for _, p := range problems {
-		fmt.Fprintf(c.App.ErrWriter, "label problem (not scored): %s\n", p)
 	}
 	return goldCV(c.App.Writer, sets[0], docs[0], k, floor)
 }

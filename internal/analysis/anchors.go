@@ -105,11 +105,11 @@ func analyzeAnchors(t *transcript.Transcript, turns []transcript.Turn, ac *Ancho
 	if labelled {
 		// A label is scored only on the turn its prompt names; one that
 		// cannot be placed is a problem row, never scored elsewhere.
-		var bad []anchors.UnplacedLabel
+		var bad []anchors.LabelProblem
 		gold, bad = anchors.ResolveLabels(gold, turns)
 		for _, b := range bad {
 			r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID,
-				Reason: fmt.Sprintf("label %s:%d: %s", b.Label.File, b.Label.Line, b.Reason)})
+				Reason: "label " + b.String()})
 		}
 		goldTruth = anchors.NewTruth(n)
 		for _, l := range gold {

@@ -88,6 +88,7 @@ func (p *program) evaluate(turns []transcript.Turn) []*Evaluation {
 	facts := p.facts(turns)
 	ctx := &contexts{turns: turns} // the same for every set
 	out := make([]*Evaluation, len(p.sets))
+	var none text // the next prompt of a turn at the end of a window
 	for k, cs := range p.sets {
 		nr := len(cs.rules)
 		e := &Evaluation{Set: cs.set, turns: turns, nrules: nr,
@@ -100,8 +101,12 @@ func (p *program) evaluate(turns []transcript.Turn) []*Evaluation {
 			// recorded yet: the last turn of a window (Anchors).
 			e.blind = make([]int16, len(turns))
 			scratch := make([]bool, nr)
+			if none.known == nil {
+				none = p.noText()
+			}
 			for i := range turns {
-				b := p.blind(&facts[i])
+				b := facts[i]
+				b.next = none
 				e.blind[i] = p.fire(cs, &b, scratch)
 			}
 		}

@@ -154,16 +154,10 @@ func ChangedFiles(t *transcript.Turn) []string {
 	return files
 }
 
-// CheckedAfterChange reports whether, after the turn's first successful
-// change (ChangedFiles), a shell command that changes nothing itself ran
+// changes returns ChangedFiles and whether, after the turn's first
+// successful change, a shell command that changes nothing itself ran
 // successfully: a test, build, run of the program, request or listing
-// that looks at the result.
-func CheckedAfterChange(t *transcript.Turn) bool {
-	_, checked := changes(t)
-	return checked
-}
-
-// changes is ChangedFiles and CheckedAfterChange in one pass.
+// that looks at the result (the checked condition).
 func changes(t *transcript.Turn) (files []string, checked bool) {
 	ok := make(map[string]bool, len(t.ToolResults))
 	for _, r := range t.ToolResults {

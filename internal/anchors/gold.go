@@ -285,20 +285,11 @@ func fitObjective(g GoldScore, floor float64) float64 {
 	return (f + ft) / 2
 }
 
-// FitRules chooses which rules of s to enable so that turn-level F1 on the
-// given transcripts is highest with precision at least floor: greedy
+// fit chooses which rules of s to enable so that turn-level F1 on the
+// transcripts docs[idx] is highest with precision at least floor: greedy
 // forward selection (add the rule that raises F1 most, while any does),
 // then backward elimination (drop a rule whose removal does not lower F1).
 // Rules keep their file order. It returns the enabled flags.
-func FitRules(s *RuleSet, docs []GoldDoc, floor float64) []bool {
-	m := newMatchTable(s, docs)
-	idx := make([]int, len(docs))
-	for i := range idx {
-		idx[i] = i
-	}
-	return m.fit(s, docs, idx, floor)
-}
-
 func (m *matchTable) fit(s *RuleSet, docs []GoldDoc, idx []int, floor float64) []bool {
 	on := make([]bool, m.nrules)
 	best := -1.0

@@ -63,17 +63,22 @@ func ParseLabels(data []byte, file string) ([]Label, error) {
 	}
 	var errs []error
 	for _, p := range problems[:min(len(problems), maxErrors)] {
-		errs = append(errs, fmt.Errorf("%s:%d: %s", p.File, p.Line, p.Reason))
+		errs = append(errs, errors.New(p.String()))
 	}
 	return nil, errors.Join(errs...)
 }
 
-// LabelProblem is a label line that could not be used.
+// LabelProblem is a label line that could not be used: a bad line
+// (ParseLabelsLenient), or a label that could not be placed on a turn with
+// confidence (ResolveLabels); it is reported, never scored.
 type LabelProblem struct {
 	File   string
 	Line   int
 	Reason string
 }
+
+// String is "file:line: reason".
+func (p LabelProblem) String() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Reason) }
 
 // ParseLabelsLenient reads a label file's content as ParseLabels does, but
 // keeps the good lines: each bad line is returned as a problem (the run

@@ -149,12 +149,13 @@ func isCJK(r rune) bool {
 // unnegated. lower is strings.ToLower of the text (passed in so that a
 // caller testing several lexicons lowers once).
 func Says(lexicon string, lower string) bool {
-	entries := lexicons[lexicon]
-	if len(entries) == 0 {
-		return false
-	}
-	p := Prose(lower)
-	for _, e := range entries {
+	return says(lexicon, Prose(lower))
+}
+
+// says is Says on Prose of the lower-cased text, which an evaluation
+// computes once per text for all its says leaves.
+func says(lexicon string, p string) bool {
+	for _, e := range lexicons[lexicon] {
 		for off := 0; off < len(p); {
 			i := strings.Index(p[off:], e)
 			if i < 0 {

@@ -381,45 +381,21 @@ func (p *parser) cond(n *yaml.Node) *Cond {
 		return c
 	}
 	f := fs[0]
-	switch f.key {
-	case "all", "any":
-		c.Kind = CondAll
-		if f.key == "any" {
-			c.Kind = CondAny
-		}
+	c.Kind = CondKind(slices.Index(condKeys, f.key))
+	switch c.Kind {
+	case CondAll, CondAny:
 		c.Kids = p.condList(f.v, f.key)
-	case "not":
-		c.Kind = CondNot
+	case CondNot:
 		c.Kids = []*Cond{p.cond(f.v)}
-	case "previous_error":
-		c.Kind = CondPreviousError
-		c.Bool = p.boolean(f.v, "previous_error")
-	case "call":
-		c.Kind = CondCall
+	case CondPreviousError, CondChanged, CondChecked, CondFailThenPass:
+		c.Bool = p.boolean(f.v, f.key)
+	case CondCall:
 		c.Call = p.callTest(f.v)
-	case "result":
-		c.Kind = CondResult
+	case CondResult:
 		c.Result = p.resultTest(f.v)
-	case "user":
-		c.Kind = CondUser
-		c.Text = p.text(f.v, "user")
-	case "response":
-		c.Kind = CondResponse
-		c.Text = p.text(f.v, "response")
-	case "next_user":
-		c.Kind = CondNextUser
-		c.Text = p.text(f.v, "next_user")
-	case "changed":
-		c.Kind = CondChanged
-		c.Bool = p.boolean(f.v, "changed")
-	case "checked":
-		c.Kind = CondChecked
-		c.Bool = p.boolean(f.v, "checked")
-	case "fail_then_pass":
-		c.Kind = CondFailThenPass
-		c.Bool = p.boolean(f.v, "fail_then_pass")
-	case "git":
-		c.Kind = CondGit
+	case CondUser, CondResponse, CondNextUser:
+		c.Text = p.text(f.v, f.key)
+	case CondGit:
 		c.Git = p.strs(f.v, "git")
 		for _, g := range c.Git {
 			if !slices.Contains(GitKinds, g) {

@@ -213,6 +213,17 @@ func (p *program) text(t *Text) *tnode {
 		}
 		return n
 	}
+	if t.Op == TextSays && len(t.Lexicons) > 1 {
+		// Any of one leaf per lexicon: a lexicon that several says name
+		// is scanned once per text.
+		n.op = TextAny
+		for _, lex := range t.Lexicons {
+			kn := p.text(&Text{Op: TextSays, Lexicons: []string{lex}})
+			n.kids = append(n.kids, kn)
+			n.cost = max(n.cost, kn.cost)
+		}
+		return n
+	}
 	l := leaf{op: t.Op, fold: t.Fold, re: t.re, n: t.N}
 	switch t.Op {
 	case TextContains:
@@ -259,8 +270,10 @@ type text struct {
 	s       string
 	lower   string // strings.ToLower(s)
 	alower  string // s with ASCII letters lower-cased
+	prose   string // Prose(lower), for says
 	lowered bool
 	alowed  bool
+	prosed  bool
 	ascii   int8 // 0 unknown, 1 yes, 2 no
 	known   []uint64
 	val     []uint64
@@ -282,6 +295,14 @@ func (t *text) low() string {
 		t.lower, t.lowered = strings.ToLower(t.s), true
 	}
 	return t.lower
+}
+
+// lowProse is the prose of the lower-cased text (Prose(low())).
+func (t *text) lowProse() string {
+	if !t.prosed {
+		t.prose, t.prosed = Prose(t.low()), true
+	}
+	return t.prose
 }
 
 // lowASCII is the text with only ASCII letters lower-cased. For an ASCII
@@ -365,7 +386,7 @@ func (t *text) leaf(l *leaf, id int32) bool {
 		v = len(t.s) < l.n
 	case TextSays:
 		for _, lex := range l.needles {
-			if v = Says(lex, t.low()); v {
+			if v = says(lex, t.lowProse()); v {
 				break
 			}
 		}
@@ -558,15 +579,13 @@ func (p *program) holds(n *cnode, f *turnFacts) bool {
 	return false
 }
 
-// blind returns a copy of f that cannot see the next turn (its prompt is
-// empty), for a turn at the end of a window: at a compaction point the next
-// prompt has not been recorded yet.
-func (p *program) blind(f *turnFacts) turnFacts {
-	b := *f
+// noText is the empty text with its own memo: the next prompt of a turn at
+// the end of a window, which at a compaction point has not been recorded
+// yet. Being the same text for every turn, it is shared by them.
+func (p *program) noText() text {
 	nw := (len(p.leaves) + 63) / 64
 	m := make([]uint64, 2*nw)
-	b.next = text{known: m[:nw:nw], val: m[nw:]}
-	return b
+	return text{known: m[:nw:nw], val: m[nw:]}
 }
 
 func (p *program) callMatches(n *cnode, c *callFacts) bool {

@@ -8,13 +8,6 @@ import (
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
-// UnplacedLabel is a label that could not be placed on a turn with
-// confidence; it is reported, never scored.
-type UnplacedLabel struct {
-	Label  Label
-	Reason string
-}
-
 // ResolveLabels places each label on a turn of turns and returns the labels
 // with Turn set, and the ones it could not place. A label's turn is found,
 // in this order:
@@ -30,7 +23,7 @@ type UnplacedLabel struct {
 // index out of range, or an index whose prompt disagrees with the label's
 // prompt_head (and no other single turn agrees) is a problem: scoring it on
 // the indexed turn would score it against another turn.
-func ResolveLabels(labels []Label, turns []transcript.Turn) (ok []Label, problems []UnplacedLabel) {
+func ResolveLabels(labels []Label, turns []transcript.Turn) (ok []Label, problems []LabelProblem) {
 	var byUUID, byTime map[string]int
 	index := func() {
 		if byUUID != nil {
@@ -56,7 +49,7 @@ func ResolveLabels(labels []Label, turns []transcript.Turn) (ok []Label, problem
 		}
 		if l.PromptUUID == "" && l.Timestamp == "" && l.PromptHead == "" {
 			if l.Turn >= len(turns) {
-				problems = append(problems, UnplacedLabel{l, fmt.Sprintf("turn %d but the transcript has %d turns", l.Turn, len(turns))})
+				problems = append(problems, LabelProblem{l.File, l.Line, fmt.Sprintf("turn %d but the transcript has %d turns", l.Turn, len(turns))})
 				continue
 			}
 			ok = append(ok, l)
@@ -75,7 +68,7 @@ func ResolveLabels(labels []Label, turns []transcript.Turn) (ok []Label, problem
 		}
 		if l.Turn >= 0 && l.Turn < len(turns) && (l.PromptHead == "" || HeadAgrees(l.PromptHead, turns[l.Turn].UserMessage)) {
 			if l.PromptHead == "" && (l.PromptUUID != "" || l.Timestamp != "") {
-				problems = append(problems, UnplacedLabel{l, fmt.Sprintf("prompt %s matches no turn, and the label has no prompt_head to check turn %d with", labelKey(l), l.Turn)})
+				problems = append(problems, LabelProblem{l.File, l.Line, fmt.Sprintf("prompt %s matches no turn, and the label has no prompt_head to check turn %d with", labelKey(l), l.Turn)})
 				continue
 			}
 			ok = append(ok, l)
@@ -106,7 +99,7 @@ func ResolveLabels(labels []Label, turns []transcript.Turn) (ok []Label, problem
 			why = fmt.Sprintf("turn %d's prompt %q does not agree with the label's prompt_head %q", l.Turn,
 				transcript.FirstRunes(normHead(turns[l.Turn].UserMessage), 40), transcript.FirstRunes(normHead(l.PromptHead), 40))
 		}
-		problems = append(problems, UnplacedLabel{l, fmt.Sprintf("prompt %s %s", labelKey(l), why)})
+		problems = append(problems, LabelProblem{l.File, l.Line, fmt.Sprintf("prompt %s %s", labelKey(l), why)})
 	}
 	return ok, problems
 }
