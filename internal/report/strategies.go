@@ -279,7 +279,7 @@ func pct0Or(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return pct0(*v)
+	return pctLabel(*v)
 }
 
 const strategyLegendNarrow = "fits: sessions with no call over the window / sessions replayed. events: compactions. " +
