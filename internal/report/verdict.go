@@ -64,6 +64,7 @@ func computeVerdict(s *Summary) Verdict {
 		comp, rec float64
 		cost      float64
 		order     int
+		layer     int
 	}
 	var ranked []*cand
 	for i, spec := range compaction.Specs() {
@@ -79,7 +80,6 @@ func computeVerdict(s *Summary) Verdict {
 			rec: orWorst(st.NeedRecall), cost: orWorstCost(st.CostRatio), order: i})
 	}
 	// Pareto layers on (compression, need recall), higher better.
-	layer := map[*cand]int{}
 	left := append([]*cand(nil), ranked...)
 	for l := 1; len(left) > 0; l++ {
 		var next []*cand
@@ -94,7 +94,7 @@ func computeVerdict(s *Summary) Verdict {
 			if beaten {
 				next = append(next, a)
 			} else {
-				layer[a] = l
+				a.layer = l
 			}
 		}
 		left = next
@@ -102,8 +102,8 @@ func computeVerdict(s *Summary) Verdict {
 	sort.SliceStable(ranked, func(i, j int) bool {
 		a, b := ranked[i], ranked[j]
 		switch {
-		case layer[a] != layer[b]:
-			return layer[a] < layer[b]
+		case a.layer != b.layer:
+			return a.layer < b.layer
 		case a.rec != b.rec:
 			return a.rec > b.rec
 		case a.cost != b.cost:
@@ -113,7 +113,7 @@ func computeVerdict(s *Summary) Verdict {
 	})
 	idle := len(ranked) > 0
 	for i, c := range ranked {
-		v.Ranked = append(v.Ranked, VerdictLine{Strategy: c.id, Rank: i + 1, Layer: layer[c], Why: winReasons(c.st)})
+		v.Ranked = append(v.Ranked, VerdictLine{Strategy: c.id, Rank: i + 1, Layer: c.layer, Why: winReasons(c.st)})
 		idle = idle && c.st.Compactions == 0 && c.st.ReachedWindowRuns == 0
 	}
 	if idle {
