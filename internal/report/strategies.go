@@ -253,9 +253,6 @@ func fits(st *StrategyStats) string { return itoa(st.FitRuns) + "/" + itoa(st.Ru
 
 // costCell is the cost ratio over the fitting runs with their number.
 func costCell(st *StrategyStats) string {
-	if st.CostRatio == nil {
-		return "- (" + itoa(st.FitRuns) + ")"
-	}
 	return ratio(st.CostRatio) + " (" + itoa(st.FitRuns) + ")"
 }
 
