@@ -298,11 +298,7 @@ func strategyGrid(s *Summary) ([]string, [][]string) {
 		if st == nil {
 			continue
 		}
-		rs := st.RuleSet
-		if rs == "" {
-			rs = "-"
-		}
-		rows = append(rows, []string{spec.ID, rs, itoa(st.Runs), itoa(st.FitRuns), itoa(st.Compactions),
+		rows = append(rows, []string{spec.ID, dash(st.RuleSet), itoa(st.Runs), itoa(st.FitRuns), itoa(st.Compactions),
 			itoa(st.KeptEverything), itoa(st.FreedUnder1Pct), itoa(st.Overflows),
 			pct(st.MedianCompression), pct(st.LowCompressionShare), pct(st.NeedRecall), pct(st.MedianNeedRecall),
 			pct(st.MedianFileRecall), pct(st.MedianErrorRecall),

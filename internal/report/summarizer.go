@@ -130,13 +130,9 @@ func summarizerMarkdown(b *strings.Builder, s *SummarizerSummary) {
 			}
 			return fmt.Sprintf("%.0f", float64(sum)/float64(st.Summaries))
 		}
-		why := st.FirstError
-		if why == "" {
-			why = "-"
-		}
 		rows = append(rows, []string{id, fmt.Sprint(st.Summaries), fmt.Sprint(st.LLM), fmt.Sprint(st.Cache), fmt.Sprint(st.Fallback),
 			fmt.Sprint(st.InputTokens), fmt.Sprint(st.OutputTokens), fmt.Sprintf("%.4f", st.CostUSD),
-			mean(st.SummaryTokens), mean(st.ExtractiveTokens), excerpt(why)})
+			mean(st.SummaryTokens), mean(st.ExtractiveTokens), excerpt(dash(st.FirstError))})
 	}
 	mdTable(b, []string{"strategy", "summaries", "llm", "cache", "fallback", "model in", "model out", "model $",
 		"mean summary tokens", "mean extractive tokens", "first fallback reason"}, rows, "lrrrrrrrrrl")
