@@ -186,12 +186,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 		if mode, err := cfg.Anchoring(); err == nil {
 			smp := tokens.Collect(t, mode, cfg.Models)
 			r.Sample = &smp
-			set := cfg.Calibration
-			if set == nil {
-				set = tokens.DefaultFactorSet()
-			}
-			f, _ := set.For(smp.Gen, cfg.Models)
-			r.Classes = tokens.SampleClasses(&smp, f)
+			r.Classes = tokens.SampleClasses(&smp, cfg.factors(smp.Gen))
 		}
 	}
 	for i := range r.Calls {
