@@ -173,7 +173,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 	}}
 	win, src := cfg.Models.WindowOf(t, cfg.compaction().Window)
 	r.Transcript.Window, r.Transcript.WindowSource = int64(win), src
-	r.Transcript.Tokenizer = cfg.Models.Lookup(t.Model).Tokenizer
+	r.Transcript.Tokenizer = cfg.Generation(t)
 	r.IgnoredByType = s.IgnoredByType
 	for _, p := range t.Problems {
 		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})
