@@ -204,12 +204,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 			recorded = append(recorded, e.NeedRecall)
 		}
 	}
-	r.Rereads = rereadRows(t, func(k int) *float64 {
-		if k < len(recorded) {
-			return recorded[k]
-		}
-		return nil
-	})
+	r.Rereads = rereadRows(t, recorded)
 	if cfg.Anchors != nil && !cfg.cancelled() {
 		analyzeAnchors(t, turns, cfg.Anchors, r)
 	}
