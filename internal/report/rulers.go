@@ -114,6 +114,7 @@ func (s *Rulers) add(r *analysis.Result) {
 			}
 			j++
 		}
+		fam := family(c.Model)
 		for _, name := range tokens.Names() {
 			_, e := c.Slots(name)
 			if *e == nil {
@@ -123,7 +124,7 @@ func (s *Rulers) add(r *analysis.Result) {
 			if c.Complete {
 				s.complete[name] = append(s.complete[name], **e)
 				s.group("tokenizer", c.Tokenizer, name, **e)
-				s.group("family", family(c.Model), name, **e)
+				s.group("family", fam, name, **e)
 				if class != "" {
 					s.group("content", class, name, **e)
 				}
