@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/compaction"
@@ -248,7 +249,7 @@ func wrap(text string, width int, indent string) []string {
 			if len(out) > 0 {
 				line = indent + w
 			}
-		case len([]rune(line))+1+len([]rune(w)) > width:
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width:
 			out = append(out, line)
 			line = indent + w
 		default:
