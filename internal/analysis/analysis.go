@@ -173,7 +173,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 	}}
 	win, src := cfg.Models.WindowOf(t, cfg.compaction().Window)
 	r.Transcript.Window, r.Transcript.WindowSource = int64(win), src
-	r.Transcript.Tokenizer = cfg.Models.Lookup(t.Model).Tokenizer
+	r.Transcript.Tokenizer = cfg.Generation(t)
 	r.IgnoredByType = s.IgnoredByType
 	for _, p := range t.Problems {
 		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})
@@ -186,12 +186,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 		if mode, err := cfg.Anchoring(); err == nil {
 			smp := tokens.Collect(t, mode, cfg.Models)
 			r.Sample = &smp
-			set := cfg.Calibration
-			if set == nil {
-				set = tokens.DefaultFactorSet()
-			}
-			f, _ := set.For(smp.Gen, cfg.Models)
-			r.Classes = tokens.SampleClasses(&smp, f)
+			r.Classes = tokens.SampleClasses(&smp, cfg.factors(smp.Gen))
 		}
 	}
 	for i := range r.Calls {
@@ -209,12 +204,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 			recorded = append(recorded, e.NeedRecall)
 		}
 	}
-	r.Rereads = rereadRows(t, func(k int) *float64 {
-		if k < len(recorded) {
-			return recorded[k]
-		}
-		return nil
-	})
+	r.Rereads = rereadRows(t, recorded)
 	if cfg.Anchors != nil && !cfg.cancelled() {
 		analyzeAnchors(t, turns, cfg.Anchors, r)
 	}

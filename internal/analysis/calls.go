@@ -143,14 +143,20 @@ func (c *Config) MetricRuler(gen string) (*tokens.Ruler, error) {
 // generation gen from the config's set (the shipped set when it has none).
 func (c *Config) ruler(name, gen string) (*tokens.Ruler, error) {
 	if name == tokens.Calibrated {
-		set := c.Calibration
-		if set == nil {
-			set = tokens.DefaultFactorSet()
-		}
-		f, _ := set.For(gen, c.Models)
-		return tokens.NewCalibrated(f), nil
+		return tokens.NewCalibrated(c.factors(gen)), nil
 	}
 	return tokens.ByName(name)
+}
+
+// factors are the calibrated ruler's factors of generation gen from the
+// config's set (the shipped set when it has none).
+func (c *Config) factors(gen string) *tokens.Factors {
+	set := c.Calibration
+	if set == nil {
+		set = tokens.DefaultFactorSet()
+	}
+	f, _ := set.For(gen, c.Models)
+	return f
 }
 
 // Generation is the tokenizer generation of a transcript's model.

@@ -128,14 +128,15 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []
 	if !replays(t) {
 		return nil, nil, nil, nil
 	}
-	metric, err := cfg.MetricRuler(cfg.Generation(t))
+	gen := cfg.Generation(t)
+	metric, err := cfg.MetricRuler(gen)
 	if err != nil {
 		return nil, nil, nil, nil
 	}
 	cc := cfg.compaction()
 	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices, Models: cfg.Models,
 		SummaryPromptTokens: cc.SummaryPromptTokens,
-		Rulers:              cfg.strategyRulers(metric, cfg.Generation(t)), Summarizer: cfg.Summarizer, Stop: cfg.cancelled}
+		Rulers:              cfg.strategyRulers(metric, gen), Summarizer: cfg.Summarizer, Stop: cfg.cancelled}
 	sh := compaction.NewSharedWith(t, cfg.Models)
 	if cfg.Anchors != nil { // rule sets given with --rules are usable by strategies too
 		sh.RuleSets = map[string]*anchors.RuleSet{}

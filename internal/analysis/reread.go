@@ -50,9 +50,9 @@ type RereadRow struct {
 }
 
 // rereadRows checks every full compaction the recording holds. needRecall
-// gives the recorded strategy's need recall of the k-th full compaction
-// (nil when unknown).
-func rereadRows(t *transcript.Transcript, needRecall func(k int) *float64) []RereadRow {
+// holds the recorded strategy's need recall of each full compaction, in
+// order (nil, or too short, when unknown).
+func rereadRows(t *transcript.Transcript, needRecall []*float64) []RereadRow {
 	var out []RereadRow
 	start, k := 0, 0
 	for ei := range t.Compactions {
@@ -63,7 +63,10 @@ func rereadRows(t *transcript.Transcript, needRecall func(k int) *float64) []Rer
 		before := readPaths(t.Messages[min(start, c.MessageIndex):c.MessageIndex], -1)
 		start = c.MessageIndex
 		row := RereadRow{Path: t.Path, TranscriptID: t.ID, EventIndex: int64(ei), Line: int64(c.Line),
-			FilesRead: int64(len(before.order)), NeedRecall: needRecall(k), RereadPaths: []string{}}
+			FilesRead: int64(len(before.order)), RereadPaths: []string{}}
+		if k < len(needRecall) {
+			row.NeedRecall = needRecall[k]
+		}
 		k++
 		if c.MessageIndex > 0 {
 			row.Timestamp = t.Messages[c.MessageIndex-1].Timestamp

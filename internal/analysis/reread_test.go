@@ -29,7 +29,7 @@ func TestRereadRows(t *testing.T) {
 		{Kind: transcript.CompactFull, MessageIndex: 5, Line: 9, Summary: "We edited b.go and looked at /p/a.go."},
 	}}
 	half := 0.5
-	rows := rereadRows(tr, func(k int) *float64 { return &half })
+	rows := rereadRows(tr, []*float64{&half})
 	if len(rows) != 1 {
 		t.Fatalf("%d rows", len(rows))
 	}

@@ -19,7 +19,7 @@ import (
 type rulesSink struct {
 	t     *Table[analysis.RuleRow]
 	tally *anchors.Tally
-	meta  Meta
+	stamp stamper[analysis.RuleRow]
 }
 
 func openRules(o Options, s *Summary) (sink, error) {
@@ -27,7 +27,7 @@ func openRules(o Options, s *Summary) (sink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rulesSink{t: t, tally: &s.anchorTally, meta: o.Meta}, nil
+	return &rulesSink{t: t, tally: &s.anchorTally, stamp: newStamper[analysis.RuleRow](o.Meta)}, nil
 }
 
 // add does nothing: Summary.add tallies the result's counts.
@@ -35,7 +35,7 @@ func (s *rulesSink) add(*analysis.Result) error { return nil }
 
 func (s *rulesSink) Close() error {
 	rows := analysis.RuleRows(s.tally)
-	stampRows(rows, &s.meta)
+	s.stamp.rows(rows)
 	if err := s.t.Write(rows...); err != nil {
 		s.t.Abort()
 		return err

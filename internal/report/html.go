@@ -25,7 +25,7 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 	b := &strings.Builder{}
 	b.WriteString(htmlHead)
 	b.WriteString("<header>\n<h1>compactbench report</h1>\n")
-	if lines := verdictText(s, 1<<20); len(lines) > 0 {
+	if v := s.Verdict; len(v.Ranked)+len(v.Others) > 0 {
 		b.WriteString("<section id=\"verdict\">\n<h2>Verdict</h2>\n")
 		verdictHTML(b, s)
 		b.WriteString("</section>\n")

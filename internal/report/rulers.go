@@ -4,7 +4,6 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -115,6 +114,7 @@ func (s *Rulers) add(r *analysis.Result) {
 			}
 			j++
 		}
+		fam := family(c.Model)
 		for _, name := range tokens.Names() {
 			_, e := c.Slots(name)
 			if *e == nil {
@@ -124,7 +124,7 @@ func (s *Rulers) add(r *analysis.Result) {
 			if c.Complete {
 				s.complete[name] = append(s.complete[name], **e)
 				s.group("tokenizer", c.Tokenizer, name, **e)
-				s.group("family", family(c.Model), name, **e)
+				s.group("family", fam, name, **e)
 				if class != "" {
 					s.group("content", class, name, **e)
 				}
@@ -277,12 +277,7 @@ func breakdownGrid(s *Summary) ([]string, [][]string) {
 		label string
 		m     map[string]map[string]tokens.ErrStats
 	}{{"tokenizer", r.ByTokenizer}, {"family", r.ByFamily}, {"content", r.ByContent}} {
-		keys := make([]string, 0, len(part.m))
-		for k := range part.m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(part.m) {
 			cal, okc := part.m[k][tokens.Calibrated]
 			c4, ok4 := part.m[k][tokens.Chars4]
 			n := max(cal.N, c4.N)
@@ -292,12 +287,7 @@ func breakdownGrid(s *Summary) ([]string, [][]string) {
 		}
 	}
 	if c := r.Calibration; c != nil {
-		keys := make([]string, 0, len(c.InSample))
-		for k := range c.InSample {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(c.InSample) {
 			in, cv := c.InSample[k], c.CrossValidated[k]
 			im, ip := pct(in, true)
 			vm, vp := pct(cv, true)

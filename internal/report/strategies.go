@@ -253,9 +253,6 @@ func fits(st *StrategyStats) string { return itoa(st.FitRuns) + "/" + itoa(st.Ru
 
 // costCell is the cost ratio over the fitting runs with their number.
 func costCell(st *StrategyStats) string {
-	if st.CostRatio == nil {
-		return "- (" + itoa(st.FitRuns) + ")"
-	}
 	return ratio(st.CostRatio) + " (" + itoa(st.FitRuns) + ")"
 }
 
@@ -279,7 +276,7 @@ func pct0Or(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return pct0(*v)
+	return pctLabel(*v)
 }
 
 const strategyLegendNarrow = "fits: sessions with no call over the window / sessions replayed. events: compactions. " +
@@ -301,11 +298,7 @@ func strategyGrid(s *Summary) ([]string, [][]string) {
 		if st == nil {
 			continue
 		}
-		rs := st.RuleSet
-		if rs == "" {
-			rs = "-"
-		}
-		rows = append(rows, []string{spec.ID, rs, itoa(st.Runs), itoa(st.FitRuns), itoa(st.Compactions),
+		rows = append(rows, []string{spec.ID, dash(st.RuleSet), itoa(st.Runs), itoa(st.FitRuns), itoa(st.Compactions),
 			itoa(st.KeptEverything), itoa(st.FreedUnder1Pct), itoa(st.Overflows),
 			pct(st.MedianCompression), pct(st.LowCompressionShare), pct(st.NeedRecall), pct(st.MedianNeedRecall),
 			pct(st.MedianFileRecall), pct(st.MedianErrorRecall),

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/compactbench/compactbench/internal/analysis"
@@ -116,13 +115,8 @@ func summarizerMarkdown(b *strings.Builder, s *SummarizerSummary) {
 	}
 	b.WriteString(". A fallback is the strategy's extractive summary, written when the model gave no answer; " +
 		"every figure of the strategy (compression, need recall, cost) measures the summary actually used.\n\n")
-	ids := make([]string, 0, len(s.Strategies))
-	for id := range s.Strategies {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
 	var rows [][]string
-	for _, id := range ids {
+	for _, id := range sortedKeys(s.Strategies) {
 		st := s.Strategies[id]
 		mean := func(sum int64) string {
 			if st.Summaries == 0 {
@@ -130,13 +124,9 @@ func summarizerMarkdown(b *strings.Builder, s *SummarizerSummary) {
 			}
 			return fmt.Sprintf("%.0f", float64(sum)/float64(st.Summaries))
 		}
-		why := st.FirstError
-		if why == "" {
-			why = "-"
-		}
 		rows = append(rows, []string{id, fmt.Sprint(st.Summaries), fmt.Sprint(st.LLM), fmt.Sprint(st.Cache), fmt.Sprint(st.Fallback),
 			fmt.Sprint(st.InputTokens), fmt.Sprint(st.OutputTokens), fmt.Sprintf("%.4f", st.CostUSD),
-			mean(st.SummaryTokens), mean(st.ExtractiveTokens), excerpt(why)})
+			mean(st.SummaryTokens), mean(st.ExtractiveTokens), excerpt(dash(st.FirstError))})
 	}
 	mdTable(b, []string{"strategy", "summaries", "llm", "cache", "fallback", "model in", "model out", "model $",
 		"mean summary tokens", "mean extractive tokens", "first fallback reason"}, rows, "lrrrrrrrrrl")

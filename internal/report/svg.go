@@ -167,7 +167,7 @@ func compact(v float64) string {
 
 func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
 
-// pctLabel formats a fraction as a whole percentage for axes.
+// pctLabel formats a fraction as a whole percentage (axes and text).
 func pctLabel(v float64) string { return strconv.FormatFloat(100*v, 'f', 0, 64) + "%" }
 
 // palette colours series; strategies and rulers keep their index's colour

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/compaction"
@@ -64,6 +65,7 @@ func computeVerdict(s *Summary) Verdict {
 		comp, rec float64
 		cost      float64
 		order     int
+		layer     int
 	}
 	var ranked []*cand
 	for i, spec := range compaction.Specs() {
@@ -79,7 +81,6 @@ func computeVerdict(s *Summary) Verdict {
 			rec: orWorst(st.NeedRecall), cost: orWorstCost(st.CostRatio), order: i})
 	}
 	// Pareto layers on (compression, need recall), higher better.
-	layer := map[*cand]int{}
 	left := append([]*cand(nil), ranked...)
 	for l := 1; len(left) > 0; l++ {
 		var next []*cand
@@ -94,7 +95,7 @@ func computeVerdict(s *Summary) Verdict {
 			if beaten {
 				next = append(next, a)
 			} else {
-				layer[a] = l
+				a.layer = l
 			}
 		}
 		left = next
@@ -102,8 +103,8 @@ func computeVerdict(s *Summary) Verdict {
 	sort.SliceStable(ranked, func(i, j int) bool {
 		a, b := ranked[i], ranked[j]
 		switch {
-		case layer[a] != layer[b]:
-			return layer[a] < layer[b]
+		case a.layer != b.layer:
+			return a.layer < b.layer
 		case a.rec != b.rec:
 			return a.rec > b.rec
 		case a.cost != b.cost:
@@ -113,7 +114,7 @@ func computeVerdict(s *Summary) Verdict {
 	})
 	idle := len(ranked) > 0
 	for i, c := range ranked {
-		v.Ranked = append(v.Ranked, VerdictLine{Strategy: c.id, Rank: i + 1, Layer: layer[c], Why: winReasons(c.st)})
+		v.Ranked = append(v.Ranked, VerdictLine{Strategy: c.id, Rank: i + 1, Layer: c.layer, Why: winReasons(c.st)})
 		idle = idle && c.st.Compactions == 0 && c.st.ReachedWindowRuns == 0
 	}
 	if idle {
@@ -148,12 +149,12 @@ func failReasons(id string, st *StrategyStats) []string {
 	case st.MedianTriggerPeak != nil && *st.MedianTriggerPeak >= 1:
 		out = append(out, fmt.Sprintf("never compacted in %d of the %d sessions whose context reached the window without "+
 			"compaction: its measure reached a median %s of its limit there, but another condition of its trigger "+
-			"(such as a minimum number of messages) held it back", st.NeverFiredRuns, st.ReachedWindowRuns, pct0(*st.MedianTriggerPeak)))
+			"(such as a minimum number of messages) held it back", st.NeverFiredRuns, st.ReachedWindowRuns, pctLabel(*st.MedianTriggerPeak)))
 	default:
 		r := fmt.Sprintf("never compacted: its trigger stayed below its limit in %d of the %d sessions whose context "+
 			"reached the window without compaction", st.NeverFiredRuns, st.ReachedWindowRuns)
 		if st.MedianTriggerPeak != nil {
-			r += fmt.Sprintf(" (peaking at a median %s of the limit)", pct0(*st.MedianTriggerPeak))
+			r += fmt.Sprintf(" (peaking at a median %s of the limit)", pctLabel(*st.MedianTriggerPeak))
 		}
 		out = append(out, r)
 	}
@@ -180,11 +181,11 @@ func compactionWarnings(st *StrategyStats) []string {
 		return nil
 	}
 	if share := float64(st.FreedUnder1Pct) / float64(st.Compactions); share >= thrashShare {
-		out = append(out, fmt.Sprintf("thrash: %s of its %d compactions freed < 1%% of the window", pct0(share), st.Compactions))
+		out = append(out, fmt.Sprintf("thrash: %s of its %d compactions freed < 1%% of the window", pctLabel(share), st.Compactions))
 	}
 	if share := float64(st.KeptEverything) / float64(st.Compactions); share >= keptAllShare {
 		out = append(out, fmt.Sprintf("%s of its %d compactions kept every recorded message (only re-summarized its own summary)",
-			pct0(share), st.Compactions))
+			pctLabel(share), st.Compactions))
 	}
 	return out
 }
@@ -196,22 +197,13 @@ func winReasons(st *StrategyStats) string {
 		parts = append(parts, fmt.Sprintf("fits %d/%d sessions without compacting (none reached its trigger)", st.FitRuns, st.Runs))
 	} else {
 		parts = append(parts, fmt.Sprintf("fits %d/%d sessions; %s compress a median %s; keeps %s of the facts needed later",
-			st.FitRuns, st.Runs, plural(int(st.Compactions), "compaction"), pctOr(st.MedianCompression), pctOr(st.NeedRecall)))
+			st.FitRuns, st.Runs, plural(int(st.Compactions), "compaction"), pct0Or(st.MedianCompression), pct0Or(st.NeedRecall)))
 	}
 	if st.CostRatio != nil {
 		parts = append(parts, fmt.Sprintf("costs %s× no compaction", strconv.FormatFloat(*st.CostRatio, 'f', 2, 64)))
 	}
 	parts = append(parts, compactionWarnings(st)...)
 	return strings.Join(parts, "; ")
-}
-
-func pct0(v float64) string { return strconv.FormatFloat(100*v, 'f', 0, 64) + "%" }
-
-func pctOr(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return pct0(*v)
 }
 
 // verdictText renders the verdict as wrapped plain text lines of at most
@@ -257,7 +249,7 @@ func wrap(text string, width int, indent string) []string {
 			if len(out) > 0 {
 				line = indent + w
 			}
-		case len([]rune(line))+1+len([]rune(w)) > width:
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width:
 			out = append(out, line)
 			line = indent + w
 		default:
@@ -326,9 +318,9 @@ func rereadLine(s *Summary) string {
 	}
 	line := fmt.Sprintf("At the %s the recording holds, the agent read again within %d calls %d of the %d files it had read "+
 		"before (%s): %s of those the summary named, %s of those it dropped.", plural(int(r.Compactions), "compaction"),
-		analysis.RereadCalls, r.Reread, r.FilesRead, pctOr(r.RereadRate), pctOr(r.RereadRateKept), pctOr(r.RereadRateLost))
+		analysis.RereadCalls, r.Reread, r.FilesRead, pct0Or(r.RereadRate), pct0Or(r.RereadRateKept), pct0Or(r.RereadRateLost))
 	if st := s.Strategies[referenceStrategy]; st != nil && st.NeedRecall != nil {
-		line += fmt.Sprintf(" Need recall of those compactions: %s.", pct0(*st.NeedRecall))
+		line += fmt.Sprintf(" Need recall of those compactions: %s.", pctLabel(*st.NeedRecall))
 	}
 	return line + " (rereads table, per compaction)"
 }

@@ -42,28 +42,49 @@ type sink interface {
 
 type tableSink[T any] struct {
 	*Table[T]
-	rows func(r *analysis.Result) []T
-	meta Meta
+	rows  func(r *analysis.Result) []T
+	stamp stamper[T]
 }
 
 func (s tableSink[T]) add(r *analysis.Result) error {
 	rows := s.rows(r)
-	stampRows(rows, &s.meta)
+	s.stamp.rows(rows)
 	return s.Write(rows...)
 }
 
-// stampRows sets the RunID and ConfigHash fields of rows that have them.
-func stampRows[T any](rows []T, m *Meta) {
+// stamper sets the RunID and ConfigHash fields of rows of type T that have
+// them; the fields are looked up once per table, not per row.
+type stamper[T any] struct {
+	meta      Meta
+	run, hash []int // field indices; nil when T has no such string field
+}
+
+func newStamper[T any](m Meta) stamper[T] {
+	s := stamper[T]{meta: m}
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		return s
+	}
+	if f, ok := t.FieldByName("RunID"); ok && f.Type.Kind() == reflect.String {
+		s.run = f.Index
+	}
+	if f, ok := t.FieldByName("ConfigHash"); ok && f.Type.Kind() == reflect.String {
+		s.hash = f.Index
+	}
+	return s
+}
+
+func (s *stamper[T]) rows(rows []T) {
+	if s.run == nil && s.hash == nil {
+		return
+	}
 	for i := range rows {
 		v := reflect.ValueOf(&rows[i]).Elem()
-		if v.Kind() != reflect.Struct {
-			return
+		if s.run != nil {
+			v.FieldByIndex(s.run).SetString(s.meta.RunID)
 		}
-		if f := v.FieldByName("RunID"); f.IsValid() && f.Kind() == reflect.String {
-			f.SetString(m.RunID)
-		}
-		if f := v.FieldByName("ConfigHash"); f.IsValid() && f.Kind() == reflect.String {
-			f.SetString(m.ConfigHash)
+		if s.hash != nil {
+			v.FieldByIndex(s.hash).SetString(s.meta.ConfigHash)
 		}
 	}
 }
@@ -75,7 +96,7 @@ func table[T any](name string, rows func(r *analysis.Result) []T) func(Options, 
 		if err != nil {
 			return nil, err
 		}
-		return tableSink[T]{t, rows, o.Meta}, nil
+		return tableSink[T]{t, rows, newStamper[T](o.Meta)}, nil
 	}
 }
 
