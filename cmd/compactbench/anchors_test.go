@@ -86,6 +86,9 @@ func TestRunLabelAndRuleErrors(t *testing.T) {
 	found := false
 	for _, row := range readCSV(t, filepath.Join(out, "problems.csv")) {
 		found = found || strings.HasSuffix(row["path"], "bad.labels.jsonl") && row["line"] == "2" && strings.Contains(row["reason"], `"done"`)
+		if row["run_id"] == "" || row["config_hash"] == "" {
+			t.Errorf("problem row without run_id or config_hash: %v", row) // a label file's rows too
+		}
 	}
 	if !found {
 		t.Error("bad labels: no problem row for bad.labels.jsonl:2")

@@ -196,6 +196,7 @@ func (w *Writer) AddProblems(rows []analysis.ProblemRow) error {
 	w.sum.Corpus.Problems += int64(len(rows))
 	for _, s := range w.sinks {
 		if ts, ok := s.(tableSink[analysis.ProblemRow]); ok {
+			ts.stamp.rows(rows) // run_id and config_hash, as on every row
 			if err := ts.Write(rows...); err != nil {
 				return err
 			}
