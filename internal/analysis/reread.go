@@ -10,9 +10,6 @@ import (
 // behaviour check watches for files read again.
 const RereadCalls = 20
 
-// readTools are the tools whose path argument is a file they read.
-var readTools = map[string]bool{"Read": true, "NotebookRead": true, "read_file": true, "view": true}
-
 // RereadRow is a row of the rereads table: what the agent did after one
 // compaction the harness recorded (compact_boundary). It checks need recall
 // against behaviour: files read before the boundary (since the previous
@@ -117,7 +114,7 @@ func readPaths(msgs []transcript.Message, maxCalls int) pathSet {
 			ps.calls++
 		}
 		for _, b := range m.Blocks {
-			if b.Kind == transcript.BlockToolUse && readTools[b.ToolName] && b.Path != "" && !ps.seen[b.Path] {
+			if b.Kind == transcript.BlockToolUse && b.ToolKind() == transcript.ToolRead && b.Path != "" && !ps.seen[b.Path] {
 				ps.seen[b.Path] = true
 				ps.order = append(ps.order, b.Path)
 			}

@@ -98,14 +98,11 @@ func (c *contexts) get() []turnContext {
 	return c.ctx
 }
 
-// searchTools name a directory to search, not a file to work on.
-var searchTools = map[string]bool{"Glob": true, "Grep": true, "LS": true, "glob": true, "grep": true, "ls": true}
-
 // callFile is the seeds' ToolCall::filename(): the file a call works on
 // (file_path, notebook_path or path of its input), except for search tools
-// whose path is a directory to search.
+// (transcript.ToolSearch), whose path is a directory to search.
 func callFile(c *transcript.ToolCall) string {
-	if searchTools[c.Name] {
+	if c.ToolKind() == transcript.ToolSearch {
 		return ""
 	}
 	return c.Path

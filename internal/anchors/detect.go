@@ -212,12 +212,6 @@ func (e *Evaluation) Detect(from, to int) Flow {
 	return f
 }
 
-// modifyingTools are the tools whose calls change a file.
-var modifyingTools = map[string]bool{
-	"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true,
-	"edit": true, "write": true, "apply_patch": true, "str_replace_editor": true,
-}
-
 // describe fills a rule description's {files} with the files the turn
 // modified.
 func describe(desc string, t *transcript.Turn) string {
@@ -227,7 +221,7 @@ func describe(desc string, t *transcript.Turn) string {
 	var files []string
 	seen := map[string]bool{}
 	for _, c := range t.ToolCalls {
-		if modifyingTools[c.Name] && c.Path != "" && !seen[c.Path] {
+		if c.ToolKind() == transcript.ToolModify && c.Path != "" && !seen[c.Path] {
 			seen[c.Path] = true
 			files = append(files, c.Path)
 		}

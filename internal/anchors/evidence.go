@@ -124,7 +124,7 @@ func DeriveEvidence(t *transcript.Transcript, turns []transcript.Turn, kinds []E
 		if want[EvidenceTodo] {
 			n := 0
 			for j := range tr.ToolCalls {
-				if c := &tr.ToolCalls[j]; c.Name == "TodoWrite" {
+				if c := &tr.ToolCalls[j]; c.ToolKind() == transcript.ToolTodo {
 					n += todo.update(&p, c.Input)
 				}
 			}

@@ -10,14 +10,6 @@ import (
 // Features of a turn that rules test through the conditions changed, git
 // and fail_then_pass, and that `inspect --digest` shows a reader.
 
-// editTools are the tools whose successful call changes the file at its
-// path (Claude Code, Codex, SWE-agent, OpenHands names).
-var editTools = map[string]bool{
-	"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true,
-	"edit": true, "write": true, "apply_patch": true, "str_replace_editor": true,
-	"str_replace_based_edit_tool": true, "create": true, "edit_file": true, "write_file": true,
-}
-
 // scratchPrefixes are directories whose files are scratch work, not a
 // change to the project.
 var scratchPrefixes = []string{"/tmp/", "/var/tmp/", "/private/tmp/", "/private/var/folders/", "/var/folders/", "/dev/", "$TMPDIR", "${TMPDIR", "%TEMP%", `C:\Windows\Temp`}
@@ -187,7 +179,7 @@ func changes(t *transcript.Turn) (files []string, checked bool) {
 		}
 		this := false
 		switch {
-		case editTools[c.Name]:
+		case c.ToolKind() == transcript.ToolModify:
 			if c.Path != "" {
 				this = add(c.Path)
 			} else {

@@ -262,12 +262,6 @@ func (sc *measureScratch) pairsByID(items []Item, lost map[string]bool) (orphans
 	return orphans, dangling
 }
 
-// modifiesFiles are tool names whose path argument is a file they change.
-var modifiesFiles = map[string]bool{
-	"Edit": true, "MultiEdit": true, "Write": true, "NotebookEdit": true,
-	"edit": true, "write": true, "str_replace_editor": true, "create": true, "apply_patch": true,
-}
-
 // measure fills an event's metrics from the contexts before and after.
 func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	ev.TokensBefore, ev.TokensAfter = beforeTok, s.Tokens()
@@ -359,7 +353,7 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 				drop(id)
 			}
 			for _, b := range it.Msg.Blocks {
-				if b.Kind == transcript.BlockToolUse && b.Path != "" && modifiesFiles[b.ToolName] {
+				if b.Kind == transcript.BlockToolUse && b.Path != "" && b.ToolKind() == transcript.ToolModify {
 					files[ix.intern(Fact{FactPath, b.Path})] = true
 				}
 			}

@@ -73,14 +73,6 @@ func (o *orderedSet) add(s string) {
 
 func (o *orderedSet) has(s string) bool { return o.seen[s] }
 
-// File operation tool names (Claude Code, pi-mono/seed 003, OpenHands, Codex).
-var (
-	readTools  = map[string]bool{"Read": true, "read": true, "read_file": true, "view": true}
-	writeTools = map[string]bool{"Write": true, "write": true, "create": true, "write_file": true}
-	editTools  = map[string]bool{"Edit": true, "MultiEdit": true, "NotebookEdit": true, "edit": true,
-		"str_replace_editor": true, "str_replace": true, "apply_patch": true, "edit_file": true}
-)
-
 var decisionCues = []string{"i'll use ", "i will use ", "we'll use ", "decided to ", "instead of ", "chose ",
 	"going with ", "switch to ", "switching to ", "the approach is ", "let's use "}
 
@@ -105,23 +97,24 @@ func gather(items []Item) *span {
 		for _, b := range m.Blocks {
 			switch {
 			case b.Kind == transcript.BlockToolUse:
+				kind := b.ToolKind()
 				switch {
 				case b.Path == "":
-				case readTools[b.ToolName]:
+				case kind == transcript.ToolRead:
 					sp.reads.add(b.Path)
 					if _, ok := sp.actions[b.Path]; !ok {
 						sp.actions[b.Path] = "Read"
 					}
-				case writeTools[b.ToolName]:
+				case kind == transcript.ToolModify && transcript.LookupTool("", b.ToolName, b.Input).Whole:
 					sp.written.add(b.Path)
 					sp.actions[b.Path] = "Created"
-				case editTools[b.ToolName]:
+				case kind == transcript.ToolModify:
 					sp.edited.add(b.Path)
 					if sp.actions[b.Path] != "Created" {
 						sp.actions[b.Path] = "Modified"
 					}
 				}
-				if b.ToolName == "TodoWrite" {
+				if kind == transcript.ToolTodo {
 					todoWrites = append(todoWrites, b.Input)
 				}
 				if c := firstLine(b.Command); c != "" {

@@ -132,7 +132,8 @@ func (b *builder) register(m *transcript.Message) {
 				bl.ToolID = b.newID("call-")
 			}
 			bl.InputFields()
-			if strings.Contains(strings.ToLower(bl.ToolName), "editor") {
+			if transcript.LookupTool(b.t.Format, bl.ToolName, "").Commands != nil ||
+				strings.Contains(strings.ToLower(bl.ToolName), "editor") {
 				// str_replace_editor and file editors: their "command" is a
 				// sub-command (view, create, str_replace), not a shell line.
 				bl.Command = ""

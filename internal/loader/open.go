@@ -92,6 +92,7 @@ func ReadFile(path string, opts Options, emit func(*transcript.Transcript) error
 	}
 	err = format.Read(src, func(t *transcript.Transcript) error {
 		src.settle(t)
+		t.ClassifyTools()
 		return emit(t)
 	})
 	if err == nil && len(src.lost) > 0 {

@@ -95,6 +95,10 @@ type Block struct {
 	Command string
 	// IsError marks a failed tool result.
 	IsError bool
+	// Tool is what the tool of a tool_use or tool_result block does, set by
+	// the loader (Transcript.ClassifyTools); ask Block.ToolKind, which
+	// classifies a block the loader did not.
+	Tool ToolKind
 	// Images is the number of images in an image block (1) or a tool result.
 	Images int
 	// ImageBytes is the size of their data (base64 text length); the data

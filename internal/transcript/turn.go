@@ -29,8 +29,10 @@ type Turn struct {
 
 // ToolCall is one tool invocation within a turn.
 type ToolCall struct {
-	ID      string
-	Name    string
+	ID   string
+	Name string
+	// Kind is what the tool does (Block.ToolKind).
+	Kind    ToolKind
 	Input   string
 	Path    string
 	Command string
@@ -40,7 +42,9 @@ type ToolCall struct {
 type ToolResult struct {
 	ID string
 	// Name is the called tool's name, when the call was found.
-	Name    string
+	Name string
+	// Kind is what the called tool does (Block.ToolKind).
+	Kind    ToolKind
 	Success bool
 	Output  string
 	// Images is the number of images the result carried.
@@ -104,11 +108,13 @@ func GroupTurns(msgs []Message) []Turn {
 	}
 
 	names := make(map[string]string)
+	kinds := make(map[string]ToolKind)
 	for i := range msgs {
 		for j := range msgs[i].Blocks {
 			b := &msgs[i].Blocks[j]
 			if b.Kind == BlockToolUse {
 				names[b.ToolID] = b.ToolName
+				kinds[b.ToolID] = b.ToolKind()
 			}
 		}
 	}
@@ -136,9 +142,13 @@ func GroupTurns(msgs []Message) []Turn {
 				b := &m.Blocks[j]
 				switch {
 				case b.Kind == BlockToolUse:
-					tr.ToolCalls = append(tr.ToolCalls, ToolCall{ID: b.ToolID, Name: b.ToolName, Input: b.Input, Path: b.Path, Command: b.Command})
+					tr.ToolCalls = append(tr.ToolCalls, ToolCall{ID: b.ToolID, Name: b.ToolName, Kind: b.ToolKind(), Input: b.Input, Path: b.Path, Command: b.Command})
 				case b.Kind == BlockToolResult:
-					tr.ToolResults = append(tr.ToolResults, ToolResult{ID: b.ToolID, Name: names[b.ToolID], Success: !b.IsError, Output: b.Text, Images: b.Images})
+					kind, ok := kinds[b.ToolID]
+					if !ok {
+						kind = b.ToolKind()
+					}
+					tr.ToolResults = append(tr.ToolResults, ToolResult{ID: b.ToolID, Name: names[b.ToolID], Kind: kind, Success: !b.IsError, Output: b.Text, Images: b.Images})
 				case b.Kind == BlockText && m.Role == RoleAssistant:
 					resp = append(resp, b.Text)
 				}
