@@ -2,15 +2,18 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
-// CallRow is a row of the calls table: one recorded API call on the active
-// path, its real context and each ruler's estimate (tokens.Call has the
-// definitions). A ruler the run did not compute leaves its columns empty
-// (null in Parquet); err is empty on anchor calls, where it is 0 by
+// CallRow is a row of the calls table: one API call
+// (transcript.Message.IsCall), its real context and each ruler's estimate
+// (tokens.Call has the definitions). A call whose usage was not recorded
+// (transcript.Message.Measured is false) has its real context and every
+// ruler's columns empty; a ruler the run did not compute leaves its columns
+// empty (null in Parquet); err is empty on anchor calls, where it is 0 by
 // construction.
 type CallRow struct {
 	// RunID and ConfigHash identify the run (filled by the table writer),
@@ -24,8 +27,9 @@ type CallRow struct {
 	Line         int64  `parquet:"line" json:"line"`
 	Model        string `parquet:"model" json:"model"`
 	// Tokenizer is the model's tokenizer generation (the model table's).
-	Tokenizer   string `parquet:"tokenizer" json:"tokenizer"`
-	RealContext int64  `parquet:"real_context" json:"real_context"`
+	Tokenizer string `parquet:"tokenizer" json:"tokenizer"`
+	// RealContext is usage.Context(), empty when no usage was recorded.
+	RealContext *int64 `parquet:"real_context,optional" json:"real_context"`
 	// Anchor: the overhead was taken from this call. Drop: the real
 	// context fell since the previous call with no compaction recorded.
 	// Complete: no load problem precedes it.
@@ -189,16 +193,12 @@ func callRows(t *transcript.Transcript, cfg *Config) ([]CallRow, []BoundaryRow) 
 		return nil, nil
 	}
 	est := tokens.EstimateCalls(t, rulers, mode, cfg.Models)
-	var calls []CallRow
-	if len(est.Calls) > 0 {
-		calls = make([]CallRow, len(est.Calls))
-	}
+	calls, index := unmeasuredRows(t, cfg)
 	for i := range est.Calls {
 		c := &est.Calls[i]
-		row := &calls[i]
-		*row = CallRow{Path: t.Path, TranscriptID: t.ID, CallIndex: int64(c.Index), MessageID: c.MessageID,
-			Line: int64(c.Line), Model: c.Model, Tokenizer: cfg.Models.Lookup(c.Model).Tokenizer, RealContext: c.Real,
-			Anchor: c.Anchor, Drop: c.Drop, Complete: c.Complete}
+		row := &calls[index[c.Message]]
+		rc := c.Real
+		row.RealContext, row.Anchor, row.Drop, row.Complete = &rc, c.Anchor, c.Drop, c.Complete
 		for r, ru := range rulers {
 			e, errp := row.Slots(ru.Name())
 			v := c.Est[r]
@@ -216,7 +216,7 @@ func callRows(t *transcript.Transcript, cfg *Config) ([]CallRow, []BoundaryRow) 
 		row := BoundaryRow{Path: t.Path, TranscriptID: t.ID, EventIndex: int64(b.Index), Line: int64(c.Line),
 			Kind: string(c.Kind), Trigger: c.Trigger, PreTokens: c.PreTokens, TokensSaved: c.TokensSaved, PostTokens: c.PostTokens}
 		if b.LastCall >= 0 {
-			li, lr := int64(b.LastCall), b.LastReal
+			li, lr := int64(index[est.Calls[b.LastCall].Message]), b.LastReal
 			row.LastCallIndex, row.LastCallReal = &li, &lr
 		}
 		if b.Est != nil {
@@ -233,4 +233,28 @@ func callRows(t *transcript.Transcript, cfg *Config) ([]CallRow, []BoundaryRow) 
 		bounds = append(bounds, row)
 	}
 	return calls, bounds
+}
+
+// unmeasuredRows makes the calls table's row of every API call of t
+// (transcript.Transcript.Calls), with what the call itself says, and the
+// row of each call's message index; the measured calls' figures are filled
+// in from the rulers' estimates.
+func unmeasuredRows(t *transcript.Transcript, cfg *Config) ([]CallRow, map[int]int) {
+	idx := t.Calls()
+	if len(idx) == 0 {
+		return nil, nil
+	}
+	firstProblem := math.MaxInt
+	for _, p := range t.Problems {
+		firstProblem = min(firstProblem, p.Line)
+	}
+	rows := make([]CallRow, len(idx))
+	index := make(map[int]int, len(idx))
+	for k, mi := range idx {
+		m := &t.Messages[mi]
+		rows[k] = CallRow{Path: t.Path, TranscriptID: t.ID, CallIndex: int64(k), MessageID: m.ID, Line: int64(m.Line),
+			Model: m.Model, Tokenizer: cfg.Models.Lookup(m.Model).Tokenizer, Complete: m.Line < firstProblem}
+		index[mi] = k
+	}
+	return rows, index
 }

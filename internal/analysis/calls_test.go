@@ -55,7 +55,7 @@ func TestAnalyzeCallRows(t *testing.T) {
 		t.Errorf("anchor row %+v", a)
 	}
 	// overhead 100 − 2; call 1 prompt 2 + 1 + 1 = 4 → 102 against 110.
-	if b.Anchor || *b.EstChars4 != 102 || *b.ErrChars4 != (102.0-110)/110 || b.MessageID != "m2" || b.RealContext != 110 {
+	if b.Anchor || *b.EstChars4 != 102 || *b.ErrChars4 != (102.0-110)/110 || b.MessageID != "m2" || *b.RealContext != 110 {
 		t.Errorf("row %+v est %d", b, *b.EstChars4)
 	}
 	bd := r.Boundaries[0]

@@ -116,7 +116,7 @@ func replays(t *transcript.Transcript) bool {
 		return false
 	}
 	for i := range t.Messages {
-		if t.Messages[i].Role == transcript.RoleAssistant {
+		if t.Messages[i].IsCall() {
 			return true
 		}
 	}

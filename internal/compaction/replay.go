@@ -116,7 +116,7 @@ type Run struct {
 func Overhead(sh *Shared, metric Ruler) int {
 	for _, ci := range sh.Calls {
 		m := &sh.T.Messages[ci]
-		if m.Usage == nil {
+		if !m.Measured() {
 			continue
 		}
 		before := 0

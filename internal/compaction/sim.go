@@ -122,8 +122,9 @@ type Shared struct {
 	Turns []transcript.Turn
 	// TurnOf maps a message index to its turn index.
 	TurnOf []int
-	// Calls are the message indices of the API calls: every assistant
-	// message (the model produced it, whether or not usage was recorded).
+	// Calls are the message indices of the API calls
+	// (transcript.Transcript.Calls: every model response, whether or not
+	// usage was recorded).
 	Calls []int
 	// facts is built on first use (Facts): only transcripts with a
 	// compaction need it.
@@ -159,10 +160,8 @@ func NewSharedWith(t *transcript.Transcript, models *tokens.Models) *Shared {
 	sh := &Shared{T: t, Turns: t.Turns(), Lost: map[string]bool{}}
 	sh.TurnOf = transcript.TurnOf(sh.Turns, len(t.Messages))
 	sh.prompts = make([]bool, len(t.Messages))
+	sh.Calls = t.Calls()
 	for i := range t.Messages {
-		if t.Messages[i].Role == transcript.RoleAssistant {
-			sh.Calls = append(sh.Calls, i)
-		}
 		sh.prompts[i] = t.Messages[i].IsPrompt()
 	}
 	sh.Drops = dropsByCall(t, sh.Calls, models)

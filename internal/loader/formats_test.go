@@ -190,6 +190,9 @@ func TestCodexUsageAndCompaction(t *testing.T) {
 	var calls []call
 	for _, i := range tr.Calls() {
 		m := tr.Messages[i]
+		if !m.Measured() {
+			continue
+		}
 		calls = append(calls, call{m.Line, m.Usage.Context()})
 	}
 	// Each new token_count total goes to the response recorded before it;

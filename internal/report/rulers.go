@@ -108,7 +108,7 @@ func (s *Rulers) add(r *analysis.Result) {
 	for i := range r.Calls {
 		c := &r.Calls[i]
 		class := ""
-		if c.Complete && !c.Anchor && c.RealContext > 0 {
+		if c.Complete && !c.Anchor && c.RealContext != nil && *c.RealContext > 0 {
 			if j < len(r.Classes) {
 				class = r.Classes[j]
 			}

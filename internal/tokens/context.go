@@ -99,8 +99,8 @@ func UnrecordedDrops(t *transcript.Transcript, models *Models) map[int]int64 {
 			strippable += turnThinking
 			turnThinking = 0
 		case transcript.RoleAssistant:
-			if u := m.Usage; u != nil && u.Context() > 0 {
-				r := u.Context()
+			if m.Measured() {
+				r := m.Usage.Context()
 				explained := int64(0)
 				if models.Lookup(m.Model).StripsThinking {
 					explained = int64(strippable)
@@ -207,7 +207,7 @@ func walk(t *transcript.Transcript, mode Anchoring, models *Models, v visitor) {
 			break
 		}
 		m := &msgs[i]
-		if m.Role == transcript.RoleAssistant && m.Usage != nil && m.Usage.Context() > 0 {
+		if m.Measured() {
 			if mode == AnchorSegments && lastModel != "" && m.Model != lastModel {
 				anchorNext = true
 			}

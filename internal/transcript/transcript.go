@@ -243,18 +243,6 @@ func (s *Stats) IgnoreN(recordType string, n int) {
 	s.IgnoredLines += n
 }
 
-// Calls returns the indices of the messages that are recorded API calls
-// (assistant messages with usage), in order.
-func (t *Transcript) Calls() []int {
-	var idx []int
-	for i := range t.Messages {
-		if t.Messages[i].Role == RoleAssistant && t.Messages[i].Usage != nil {
-			idx = append(idx, i)
-		}
-	}
-	return idx
-}
-
 // FirstRunes returns s cut to its first n code points (the seeds'
 // chars().take(n)); n <= 0 gives "".
 func FirstRunes(s string, n int) string {
