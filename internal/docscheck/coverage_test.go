@@ -11,6 +11,7 @@ import (
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/report"
 	"github.com/compactbench/compactbench/internal/tokens"
+	"github.com/compactbench/compactbench/internal/transcript"
 )
 
 func readDoc(t *testing.T, name string) string {
@@ -108,6 +109,73 @@ func TestEveryStrategyParameterIsDocumented(t *testing.T) {
 			name, _, _ := strings.Cut(p.Field(i).Tag.Get("yaml"), ",")
 			if name != "" && name != "-" && !strings.Contains(doc, "| `"+name+"` |") {
 				t.Errorf("strategy %s: parameter %s is not in a table of docs/strategies.md", spec.ID, name)
+			}
+		}
+	}
+}
+
+// TestEveryToolKindIsDocumented: the tool kinds table of docs/formats.md has
+// a row per harness table, and each row lists every name of that table in
+// the column of its kind.
+func TestEveryToolKindIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "formats.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := -1
+	rows := map[string][]string{}
+	var cols []string
+	for _, line := range strings.Split(string(doc), "\n") {
+		if !strings.HasPrefix(line, "|") {
+			header = -1
+			continue
+		}
+		if strings.HasPrefix(line, "|---") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if cells[0] == "format" && len(cells) > 2 && cells[1] == "read" {
+			header, cols = 0, cells
+			continue
+		}
+		if header >= 0 {
+			rows[strings.Trim(cells[0], "`")] = cells
+		}
+	}
+	if cols == nil {
+		t.Fatal("docs/formats.md has no tool kinds table (a header | format | read | ...)")
+	}
+	for _, h := range transcript.Harnesses {
+		row, ok := rows[h.Format]
+		if !ok {
+			t.Errorf("docs/formats.md: no tool kinds row for %s", h.Format)
+			continue
+		}
+		for name, tool := range h.Tools {
+			if tool.Commands != nil {
+				if !strings.Contains(string(doc), "`"+name+"`") {
+					t.Errorf("docs/formats.md: sub-command tool %s not described", name)
+				}
+				continue
+			}
+			kind := tool.Kind.String()
+			found := false
+			for i, c := range cols {
+				if c == kind && i < len(row) {
+					for _, n := range strings.Split(row[i], ",") {
+						n = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(n), "(whole)"))
+						found = found || n == name
+					}
+				}
+			}
+			if kind == "other" {
+				found = found || strings.Contains(string(doc), name)
+			}
+			if !found {
+				t.Errorf("docs/formats.md: %s's %s (%s) not in its row's %s column", h.Format, name, kind, kind)
 			}
 		}
 	}
