@@ -161,8 +161,6 @@ func warnUnmatchedLabels(w io.Writer, ls *anchors.LabelSet, ids, paths []string)
 		len(un), un[0].File, un[0].Line, un[0].Transcript)
 }
 
-func init() { commands = append(commands, newRulesCommand) }
-
 func newRulesCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "rules",

@@ -20,8 +20,6 @@ import (
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
-func init() { commands = append(commands, newCalibrateCommand) }
-
 func newCalibrateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "calibrate",

@@ -23,8 +23,6 @@ import (
 	"github.com/compactbench/compactbench/internal/report"
 )
 
-func init() { commands = append(commands, newGenCommand) }
-
 func newGenCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "gen",

@@ -15,8 +15,6 @@ import (
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
-func init() { commands = append(commands, newAgreeCommand) }
-
 // loadGold reads the transcripts under paths and returns, for each label
 // set, the transcripts it labels (in path order) with their labels placed
 // on turns, and the labels that could not be placed (each also told on

@@ -14,8 +14,6 @@ import (
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
-func init() { commands = append(commands, newInspectCommand) }
-
 func newInspectCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "inspect",

@@ -29,8 +29,6 @@ import (
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
-func init() { commands = append(commands, newRunCommand) }
-
 func newRunCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",

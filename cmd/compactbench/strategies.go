@@ -9,8 +9,6 @@ import (
 	"github.com/compactbench/compactbench/internal/compaction"
 )
 
-func init() { commands = append(commands, newStrategiesCommand) }
-
 func newStrategiesCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "strategies",

@@ -20,8 +20,6 @@ import (
 	"github.com/compactbench/compactbench/internal/report"
 )
 
-func init() { commands = append(commands, newTuneCommand) }
-
 // maxSettings bounds a sweep (the product of the grids).
 const maxSettings = 1000
 
