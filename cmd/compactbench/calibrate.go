@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/plan"
 	"github.com/compactbench/compactbench/internal/report"
 	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -50,7 +51,7 @@ func newCalibrateCommand() *cli.Command {
 			if !ok {
 				return usageErr("--overhead: want first or segments, got %q", c.String("overhead"))
 			}
-			models, err := loadModels(c.String("models"))
+			models, err := plan.Models(c.String("models"))
 			if err != nil {
 				return err
 			}
@@ -85,10 +86,10 @@ func calibrateCommand(ctx context.Context, opts calibrateOptions, stdout, stderr
 	if len(opts.Paths) == 0 {
 		return usageErr("calibrate: no input paths")
 	}
-	if err := checkJobs(opts.Jobs); err != nil {
+	if err := plan.Jobs(opts.Jobs); err != nil {
 		return err
 	}
-	if err := checkInputFormat(opts.InputFormat); err != nil {
+	if err := plan.InputFormat(opts.InputFormat); err != nil {
 		return err
 	}
 	inputs, err := loader.Walk(opts.Paths)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/plan"
 	"github.com/compactbench/compactbench/internal/report"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -35,7 +36,7 @@ func newInspectCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErr("inspect: give one transcript file")
 			}
-			sets, err := loadRuleSets(c.StringSlice("rules"))
+			sets, err := plan.RuleSets(c.StringSlice("rules"))
 			if err != nil {
 				return err
 			}
@@ -55,7 +56,7 @@ type inspectOptions struct {
 }
 
 func inspectFile(path, format string, opts inspectOptions, w io.Writer) error {
-	if err := checkInputFormat(format); err != nil {
+	if err := plan.InputFormat(format); err != nil {
 		return err
 	}
 	n := 0

@@ -14,6 +14,7 @@ import (
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/llm"
+	"github.com/compactbench/compactbench/internal/plan"
 	"github.com/compactbench/compactbench/internal/tokens"
 )
 
@@ -182,6 +183,30 @@ func (s *llmSetup) start(ctx context.Context, cfg *analysis.Config) error {
 	if s == nil {
 		return nil
 	}
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	s.apply(cfg)
+	return nil
+}
+
+// startAll is start for every setting of a sweep: one summarizer (and
+// cache) serves them all.
+func (s *llmSetup) startAll(ctx context.Context, settings []plan.Setting) error {
+	if s == nil {
+		return nil
+	}
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	for i := range settings {
+		s.apply(&settings[i].Config)
+	}
+	return nil
+}
+
+// begin checks the server and builds the summarizer.
+func (s *llmSetup) begin(ctx context.Context) error {
 	if p := s.Options.Provider; p != nil {
 		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		err := p.Check(cctx)
@@ -192,9 +217,13 @@ func (s *llmSetup) start(ctx context.Context, cfg *analysis.Config) error {
 	}
 	s.Options.Context = ctx
 	s.Summarizer = llm.New(s.Options)
+	return nil
+}
+
+// apply makes cfg's strategies summarize with the model.
+func (s *llmSetup) apply(cfg *analysis.Config) {
 	cfg.Summarizer = s.Summarizer
 	cfg.SummarizerID = s.Summarizer.Identity()
-	return nil
 }
 
 // describe is the progress bar's line of model work.
