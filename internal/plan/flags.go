@@ -103,12 +103,12 @@ func InputFormat(name string) error {
 
 // Rulers validates the ruler flags into cfg and reads a calibration file.
 func Rulers(cfg *analysis.Config, rulers, metric, calibration, overhead string) error {
+	if _, err := tokens.ByName(metric); err != nil {
+		return bad("ruler", "--ruler: %v", err)
+	}
 	names, err := tokens.ParseNames(rulers)
 	if err != nil {
 		return bad("rulers", "--rulers: %v", err)
-	}
-	if _, err := tokens.ByName(metric); err != nil {
-		return bad("ruler", "--ruler: %v", err)
 	}
 	if _, ok := tokens.ParseAnchoring(overhead); !ok {
 		return bad("overhead", "--overhead: want first or segments, got %q", overhead)
@@ -173,8 +173,8 @@ func Compaction(in StrategyInput, sets []string) (*compaction.Config, error) {
 		if !ok {
 			return nil, bad("set", "--set %s: want STRATEGY.PARAM=VALUE", kv)
 		}
-		if _, ok := ThresholdKey(strings.TrimSpace(k)); ok {
-			continue // an anchor threshold (Thresholds)
+		if strings.HasPrefix(strings.TrimSpace(k), "anchors.") {
+			continue // an anchor threshold, or a bad anchors key (Thresholds)
 		}
 		if err := cfg.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
 			return nil, bad("set", "--set: %v", err)
