@@ -133,7 +133,7 @@ func TestChartHistograms(t *testing.T) {
 	}
 	s := NewSummary(Meta{})
 	s.Add(r)
-	mask, codex := s.Strategies["mask"].compressionHistogram(), s.Strategies["codex"].compressionHistogram()
+	mask, codex := compressionHistogram(s.Strategies["mask"]), compressionHistogram(s.Strategies["codex"])
 	if mask.Counts[0] != 1 || mask.Under != 1 || mask.Total() != 2 || codex.Counts[19] != 1 || codex.Total() != 1 {
 		t.Errorf("compression %+v %+v", mask, codex)
 	}

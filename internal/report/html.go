@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/compactbench/compactbench/internal/figures"
 	"io"
 	"math"
 	"sort"
@@ -202,11 +203,11 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 		if st == nil {
 			continue
 		}
-		if st.MedianCompression == nil || st.NeedRecall == nil {
+		if st.Value(figures.MedianCompression) == nil || st.Value(figures.NeedRecall) == nil {
 			missing = append(missing, spec.ID)
 			continue
 		}
-		pts = append(pts, pt{spec.ID, *st.MedianCompression, *st.NeedRecall, st})
+		pts = append(pts, pt{spec.ID, *st.Value(figures.MedianCompression), *st.Value(figures.NeedRecall), st})
 	}
 	const title = "Need recall against compression"
 	if len(pts) == 0 {
@@ -267,7 +268,7 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 	for _, p := range pts {
 		st := p.st
 		tip := fmt.Sprintf("%s: median compression %s, need recall %s (%d of %d facts), %d compactions, cost ratio %s",
-			p.id, pct(st.MedianCompression), pct(st.NeedRecall), st.NeedKept, st.NeedFacts, st.Compactions, ratio(st.CostRatio))
+			p.id, pct(st.Value(figures.MedianCompression)), pct(st.Value(figures.NeedRecall)), st.Count(figures.NeedKept), st.Count(figures.NeedFacts), st.Count(figures.Compactions), ratio(st.Value(figures.CostRatio)))
 		g.circle(xs.at(p.x), ys.at(p.y), 5.5, tip, "class", "mark", "fill", colour(strategyIndex(p.id)), "stroke", "#fff")
 		var near *lab // a label already at (within 3 px of) this point
 		for _, l := range labs {
@@ -326,7 +327,7 @@ func compressionChart(b *strings.Builder, s *Summary) {
 	var ids []string
 	var hists []*Histogram
 	for _, spec := range compaction.Specs() {
-		if h := s.Strategies[spec.ID].compressionHistogram(); h != nil && h.Total() > 0 {
+		if h := compressionHistogram(s.Strategies[spec.ID]); h != nil && h.Total() > 0 {
 			ids, hists = append(ids, spec.ID), append(hists, h)
 		}
 	}
@@ -357,7 +358,7 @@ func compressionChart(b *strings.Builder, s *Summary) {
 		g.rect(xs.at(0), oy+T, xs.at(0.6)-xs.at(0), PH-B-T, "", "class", "low")
 		g.text(ox+L, oy+13, "start", id, "class", "title")
 		g.text(ox+L, oy+27, "start", fmt.Sprintf("%s · median %s", plural(int(h.Total()), "event"),
-			pct(s.Strategies[id].medianCompression())), "class", "muted")
+			pct(s.Strategies[id].Value(figures.MedianCompression))), "class", "muted")
 		col := colour(strategyIndex(id))
 		bw := xs.at(h.Width()) - xs.at(0)
 		for k, c := range h.Counts {
@@ -384,14 +385,6 @@ func compressionChart(b *strings.Builder, s *Summary) {
 	figure(b, "compression", g.String(), "", "<b>"+title+"</b>: (tokens before − after) / before for every compaction, "+
 		"as a share of the strategy's events in 5 % bins; each panel has its own vertical scale (hover a bar for its share). The shaded zone is low "+
 		"compression (< 60 %, BR-005); a grey bar at <0 counts compactions that made the context larger.")
-}
-
-// medianCompression is the median or nil, for a possibly missing strategy.
-func (st *StrategyStats) medianCompression() *float64 {
-	if st == nil {
-		return nil
-	}
-	return st.MedianCompression
 }
 
 func pctOf(n, of int64) string {
@@ -722,7 +715,7 @@ func plural(n int, noun string) string {
 
 // fitsEverywhere: no session overflowed and no request was invalid.
 func fitsEverywhere(st *StrategyStats) bool {
-	return st.OverflowRuns == 0 && st.OrphanResults+st.DanglingCalls == 0
+	return st.Count(figures.OverflowRuns) == 0 && st.Count(figures.OrphanResults)+st.Count(figures.DanglingCalls) == 0
 }
 
 // verdictHTML writes the verdict: the ranked strategies as an ordered list,

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/compactbench/compactbench/internal/figures"
 	"io"
 	"math"
 	"strconv"
@@ -12,66 +13,10 @@ import (
 )
 
 // StrategyStats are one strategy's aggregates over the corpus in
-// summary.json. Each figure has one aggregation: medians over compaction
-// events (compression, file and error recall), pooled over events (need
-// recall: kept facts over needed facts; shares), pooled over the sessions
-// that fit the window (cost, cost ratio), counts over runs or events.
-type StrategyStats struct {
-	Runs int64 `json:"runs"`
-	// RuleSet is the anchor rule set the strategy selects with.
-	RuleSet string `json:"rule_set,omitempty"`
-	// FitRuns are the runs with no call over the window.
-	FitRuns      int64 `json:"fit_runs"`
-	Compactions  int64 `json:"compactions"`
-	Overflows    int64 `json:"overflows"`
-	OverflowRuns int64 `json:"overflow_runs"`
-	Thrash       int64 `json:"thrash"`
-	// KeptEverything counts compactions that dropped no recorded message;
-	// FreedUnder1Pct those that freed less than 1 % of the window.
-	KeptEverything int64 `json:"kept_everything"`
-	FreedUnder1Pct int64 `json:"freed_under_1pct"`
-	// ReachedWindowRuns are the runs whose context exceeds the window
-	// without compaction; NeverFiredRuns those of them where the trigger
-	// never fired, NothingToDropRuns those where it fired but the
-	// selection never found anything to compact; MedianTriggerPeak is,
-	// over the never-fired runs, the median of the trigger's peak measure
-	// over its limit.
-	ReachedWindowRuns int64    `json:"reached_window_runs"`
-	NeverFiredRuns    int64    `json:"never_fired_runs"`
-	NothingToDropRuns int64    `json:"nothing_to_drop_runs"`
-	MedianTriggerPeak *float64 `json:"median_trigger_peak"`
-	// OrphanResults and DanglingCalls are summed over events: any non-zero
-	// value means some compacted context was an invalid API request.
-	OrphanResults  int64 `json:"orphan_results"`
-	DanglingCalls  int64 `json:"dangling_calls"`
-	LowCompression int64 `json:"low_compression"`
-	// LowCompressionShare is low_compression events over events.
-	LowCompressionShare *float64 `json:"low_compression_share"`
-	MedianCompression   *float64 `json:"median_compression"`
-	// NeedRecall pools facts over events (kept / needed); MedianNeedRecall
-	// is the median of the per-event ratios.
-	NeedFacts           int64    `json:"need_facts"`
-	NeedKept            int64    `json:"need_kept"`
-	NeedRecall          *float64 `json:"need_recall"`
-	MedianNeedRecall    *float64 `json:"median_need_recall"`
-	MedianFileRecall    *float64 `json:"median_file_recall"`
-	MedianErrorRecall   *float64 `json:"median_error_recall"`
-	IntentKeptShare     *float64 `json:"intent_kept_share"`
-	SyntheticAnchorRate *float64 `json:"synthetic_anchor_rate"`
-	// MedianCostRatio is the median of the per-run cost ratios over the
-	// runs that fit the window.
-	MedianCostRatio *float64 `json:"median_cost_ratio"`
-	// CostUSD and BaselineCostUSD sum the simulated bills over the runs
-	// that fit the window (FitRuns); CostRatio is their ratio. A run that
-	// overflowed would have failed, so its bill says nothing.
-	CostUSD           float64  `json:"cost_usd"`
-	BaselineCostUSD   float64  `json:"baseline_cost_usd"`
-	CostRatio         *float64 `json:"cost_ratio"`
-	MedianPeakContext *float64 `json:"median_peak_context"`
-
-	compression, need, file, errs, cost, peak, trigger []float64
-	intent, intentKept, anchored, synthetic            int64
-}
+// summary.json: every Strategy figure of the figures registry, each with
+// its own aggregation (medians over events, pooled ratios, sums over runs
+// or events), read by name (st.Value(figures.NeedRecall)).
+type StrategyStats = figures.Set
 
 // Strategies maps strategy ids to their aggregates.
 type Strategies map[string]*StrategyStats
@@ -84,104 +29,31 @@ func (s Strategies) add(r *analysis.Result) {
 			st = &StrategyStats{}
 			s[run.Strategy] = st
 		}
-		st.Runs++
-		st.RuleSet = run.RuleSet
-		st.Compactions += run.Compactions
-		st.Overflows += run.Overflows
-		st.Thrash += run.Thrash
-		st.KeptEverything += run.KeptEverything
-		st.FreedUnder1Pct += run.FreedUnder1Pct
-		if run.BaselineOverflows > 0 {
-			st.ReachedWindowRuns++
-			switch {
-			case run.Compactions == 0 && run.Skips > 0:
-				st.NothingToDropRuns++
-			case run.Compactions == 0:
-				st.NeverFiredRuns++
-				if run.TriggerLimit > 0 {
-					st.trigger = append(st.trigger, float64(run.PeakTrigger)/float64(run.TriggerLimit))
-				}
-			}
-		}
-		if run.Overflows > 0 {
-			st.OverflowRuns++
-		} else {
-			st.FitRuns++
-			if run.CostRatio != nil {
-				st.cost = append(st.cost, *run.CostRatio)
-			}
-			st.CostUSD += run.CostUSD
-			st.BaselineCostUSD += run.BaselineCostUSD
-		}
-		st.peak = append(st.peak, float64(run.PeakContext))
+		st.AddRun(run)
 	}
 	for i := range r.Events {
 		e := &r.Events[i]
-		st := s[e.Strategy]
-		if st == nil {
-			continue
-		}
-		st.OrphanResults += e.OrphanResults
-		st.DanglingCalls += e.DanglingCalls
-		if e.LowCompression {
-			st.LowCompression++
-		}
-		st.compression = append(st.compression, e.CompressionRatio)
-		st.NeedFacts += e.NeedFacts
-		st.NeedKept += e.NeedKept
-		if e.NeedRecall != nil {
-			st.need = append(st.need, *e.NeedRecall)
-		}
-		if e.FileRecall != nil {
-			st.file = append(st.file, *e.FileRecall)
-		}
-		if e.ErrorRecall != nil {
-			st.errs = append(st.errs, *e.ErrorRecall)
-		}
-		if e.IntentKept != nil {
-			st.intent++
-			if *e.IntentKept {
-				st.intentKept++
-			}
-		}
-		if e.AnchorKind != "" {
-			st.anchored++
-			if e.AnchorKind == "synthetic" {
-				st.synthetic++
-			}
+		if st := s[e.Strategy]; st != nil {
+			st.AddEvent(e)
 		}
 	}
 }
 
 func (s Strategies) finish() {
 	for _, st := range s {
-		st.MedianCompression = median(st.compression)
-		st.LowCompressionShare = share(st.LowCompression, int64(len(st.compression)))
-		st.NeedRecall = share(st.NeedKept, st.NeedFacts)
-		st.MedianNeedRecall = median(st.need)
-		st.MedianFileRecall = median(st.file)
-		st.MedianErrorRecall = median(st.errs)
-		st.IntentKeptShare = share(st.intentKept, st.intent)
-		st.SyntheticAnchorRate = share(st.synthetic, st.anchored)
-		st.MedianCostRatio = median(st.cost)
-		if st.BaselineCostUSD > 0 {
-			r := st.CostUSD / st.BaselineCostUSD
-			st.CostRatio = &r
-		}
-		st.MedianPeakContext = median(st.peak)
-		st.MedianTriggerPeak = median(st.trigger)
+		st.Finish()
 	}
 }
 
 // compressionHistogram bins the strategy's event compression ratios in 20
 // bins over [0, 1] (negative ratios are Under) for report.html; nil for a
 // missing strategy.
-func (st *StrategyStats) compressionHistogram() *Histogram {
+func compressionHistogram(st *StrategyStats) *Histogram {
 	if st == nil {
 		return nil
 	}
 	h := NewHistogram(0, 1, 20)
-	for _, v := range st.compression {
+	for _, v := range st.Samples(figures.MedianCompression) {
 		h.Add(v)
 	}
 	return h
@@ -235,10 +107,10 @@ func VerdictText(w io.Writer, s *Summary) error {
 // anchorF1 is the F1 of a strategy's rule set: against gold labels, else
 // against evidence labels (nil without labels or rule set).
 func anchorF1(s *Summary, st *StrategyStats) *float64 {
-	if st.RuleSet == "" {
+	if st.Label(figures.RuleSetName) == "" {
 		return nil
 	}
-	rs := ruleSet(s, st.RuleSet)
+	rs := ruleSet(s, st.Label(figures.RuleSetName))
 	if rs == nil {
 		return nil
 	}
@@ -249,11 +121,13 @@ func anchorF1(s *Summary, st *StrategyStats) *float64 {
 }
 
 // fits is "fit/runs".
-func fits(st *StrategyStats) string { return itoa(st.FitRuns) + "/" + itoa(st.Runs) }
+func fits(st *StrategyStats) string {
+	return itoa(st.Count(figures.FitRuns)) + "/" + itoa(st.Count(figures.Runs))
+}
 
 // costCell is the cost ratio over the fitting runs with their number.
 func costCell(st *StrategyStats) string {
-	return ratio(st.CostRatio) + " (" + itoa(st.FitRuns) + ")"
+	return ratio(st.Value(figures.CostRatio)) + " (" + itoa(st.Count(figures.FitRuns)) + ")"
 }
 
 // strategyGridNarrow is the terminal's default table: the figures that
@@ -266,8 +140,8 @@ func strategyGridNarrow(s *Summary) ([]string, [][]string) {
 		if st == nil {
 			continue
 		}
-		rows = append(rows, []string{spec.ID, fits(st), itoa(st.Compactions), pct0Or(st.MedianCompression),
-			pct0Or(st.NeedRecall), pct0Or(st.MedianErrorRecall), ratio(anchorF1(s, st)), costCell(st)})
+		rows = append(rows, []string{spec.ID, fits(st), itoa(st.Count(figures.Compactions)), pct0Or(st.Value(figures.MedianCompression)),
+			pct0Or(st.Value(figures.NeedRecall)), pct0Or(st.Value(figures.MedianErrorRecall)), ratio(anchorF1(s, st)), costCell(st)})
 	}
 	return header, rows
 }
@@ -298,13 +172,13 @@ func strategyGrid(s *Summary) ([]string, [][]string) {
 		if st == nil {
 			continue
 		}
-		rows = append(rows, []string{spec.ID, dash(st.RuleSet), itoa(st.Runs), itoa(st.FitRuns), itoa(st.Compactions),
-			itoa(st.KeptEverything), itoa(st.FreedUnder1Pct), itoa(st.Overflows),
-			pct(st.MedianCompression), pct(st.LowCompressionShare), pct(st.NeedRecall), pct(st.MedianNeedRecall),
-			pct(st.MedianFileRecall), pct(st.MedianErrorRecall),
-			pct(st.IntentKeptShare), itoa(st.OrphanResults + st.DanglingCalls), pct(st.SyntheticAnchorRate),
-			itoa(st.Thrash), ratio(anchorF1(s, st)), ratio(st.CostRatio), ratio(st.MedianCostRatio),
-			strconv.FormatFloat(st.CostUSD, 'f', 2, 64)})
+		rows = append(rows, []string{spec.ID, dash(st.Label(figures.RuleSetName)), itoa(st.Count(figures.Runs)), itoa(st.Count(figures.FitRuns)), itoa(st.Count(figures.Compactions)),
+			itoa(st.Count(figures.KeptEverything)), itoa(st.Count(figures.FreedUnder1Pct)), itoa(st.Count(figures.Overflows)),
+			pct(st.Value(figures.MedianCompression)), pct(st.Value(figures.LowCompressionShare)), pct(st.Value(figures.NeedRecall)), pct(st.Value(figures.MedianNeedRecall)),
+			pct(st.Value(figures.MedianFileRecall)), pct(st.Value(figures.MedianErrorRecall)),
+			pct(st.Value(figures.IntentKeptShare)), itoa(st.Count(figures.OrphanResults) + st.Count(figures.DanglingCalls)), pct(st.Value(figures.SyntheticAnchorRate)),
+			itoa(st.Count(figures.Thrash)), ratio(anchorF1(s, st)), ratio(st.Value(figures.CostRatio)), ratio(st.Value(figures.MedianCostRatio)),
+			strconv.FormatFloat(st.Float(figures.CostUSD), 'f', 2, 64)})
 	}
 	return header, rows
 }

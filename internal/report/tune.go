@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/compactbench/compactbench/internal/figures"
 	"io"
 
 	"github.com/compactbench/compactbench/internal/analysis"
@@ -72,10 +73,10 @@ func TuneRows(setting int, params func(strategy, ruleSet string) string, s *Summ
 		if st == nil {
 			continue
 		}
-		r := TuneRow{Setting: int64(setting), Params: params(spec.ID, rulesOf[spec.ID]), Strategy: spec.ID, Compactions: st.Compactions,
-			Overflows: st.Overflows, InvalidContexts: st.OrphanResults + st.DanglingCalls,
-			MedianCompression: st.MedianCompression, NeedRecall: st.NeedRecall, CostRatio: st.CostRatio,
-			SyntheticAnchorRate: st.SyntheticAnchorRate}
+		r := TuneRow{Setting: int64(setting), Params: params(spec.ID, rulesOf[spec.ID]), Strategy: spec.ID, Compactions: st.Count(figures.Compactions),
+			Overflows: st.Count(figures.Overflows), InvalidContexts: st.Count(figures.OrphanResults) + st.Count(figures.DanglingCalls),
+			MedianCompression: st.Value(figures.MedianCompression), NeedRecall: st.Value(figures.NeedRecall), CostRatio: st.Value(figures.CostRatio),
+			SyntheticAnchorRate: st.Value(figures.SyntheticAnchorRate)}
 		if name := rulesOf[spec.ID]; name != "" {
 			used[name] = true
 			if rs := ruleSet(s, name); rs != nil {

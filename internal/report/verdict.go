@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/compactbench/compactbench/internal/figures"
 	"math"
 	"sort"
 	"strconv"
@@ -70,15 +71,15 @@ func computeVerdict(s *Summary) Verdict {
 	var ranked []*cand
 	for i, spec := range compaction.Specs() {
 		st := s.Strategies[spec.ID]
-		if st == nil || st.Runs == 0 {
+		if st == nil || st.Count(figures.Runs) == 0 {
 			continue
 		}
 		if reasons := failReasons(spec.ID, st); len(reasons) > 0 {
 			v.Others = append(v.Others, VerdictLine{Strategy: spec.ID, Why: strings.Join(reasons, "; ")})
 			continue
 		}
-		ranked = append(ranked, &cand{id: spec.ID, st: st, comp: orWorst(st.MedianCompression),
-			rec: orWorst(st.NeedRecall), cost: orWorstCost(st.CostRatio), order: i})
+		ranked = append(ranked, &cand{id: spec.ID, st: st, comp: orWorst(st.Value(figures.MedianCompression)),
+			rec: orWorst(st.Value(figures.NeedRecall)), cost: orWorstCost(st.Value(figures.CostRatio)), order: i})
 	}
 	// Pareto layers on (compression, need recall), higher better.
 	left := append([]*cand(nil), ranked...)
@@ -115,7 +116,7 @@ func computeVerdict(s *Summary) Verdict {
 	idle := len(ranked) > 0
 	for i, c := range ranked {
 		v.Ranked = append(v.Ranked, VerdictLine{Strategy: c.id, Rank: i + 1, Layer: c.layer, Why: winReasons(c.st)})
-		idle = idle && c.st.Compactions == 0 && c.st.ReachedWindowRuns == 0
+		idle = idle && c.st.Count(figures.Compactions) == 0 && c.st.Count(figures.ReachedWindowRuns) == 0
 	}
 	if idle {
 		v.Note = "Nothing to decide: no session's context reached the window without compaction, so every strategy " +
@@ -145,27 +146,27 @@ func failReasons(id string, st *StrategyStats) []string {
 		out = append(out, "reference, not a choice: the compactions the recording holds, where they happened")
 	}
 	switch {
-	case st.NeverFiredRuns == 0 || id == referenceStrategy:
-	case st.MedianTriggerPeak != nil && *st.MedianTriggerPeak >= 1:
+	case st.Count(figures.NeverFiredRuns) == 0 || id == referenceStrategy:
+	case st.Value(figures.MedianTriggerPeak) != nil && *st.Value(figures.MedianTriggerPeak) >= 1:
 		out = append(out, fmt.Sprintf("never compacted in %d of the %d sessions whose context reached the window without "+
 			"compaction: its measure reached a median %s of its limit there, but another condition of its trigger "+
-			"(such as a minimum number of messages) held it back", st.NeverFiredRuns, st.ReachedWindowRuns, pctLabel(*st.MedianTriggerPeak)))
+			"(such as a minimum number of messages) held it back", st.Count(figures.NeverFiredRuns), st.Count(figures.ReachedWindowRuns), pctLabel(*st.Value(figures.MedianTriggerPeak))))
 	default:
 		r := fmt.Sprintf("never compacted: its trigger stayed below its limit in %d of the %d sessions whose context "+
-			"reached the window without compaction", st.NeverFiredRuns, st.ReachedWindowRuns)
-		if st.MedianTriggerPeak != nil {
-			r += fmt.Sprintf(" (peaking at a median %s of the limit)", pctLabel(*st.MedianTriggerPeak))
+			"reached the window without compaction", st.Count(figures.NeverFiredRuns), st.Count(figures.ReachedWindowRuns))
+		if st.Value(figures.MedianTriggerPeak) != nil {
+			r += fmt.Sprintf(" (peaking at a median %s of the limit)", pctLabel(*st.Value(figures.MedianTriggerPeak)))
 		}
 		out = append(out, r)
 	}
-	if st.NothingToDropRuns > 0 {
+	if st.Count(figures.NothingToDropRuns) > 0 {
 		out = append(out, fmt.Sprintf("found nothing to compact: its trigger fired but its selection kept everything in %d of "+
-			"the %d sessions whose context reached the window", st.NothingToDropRuns, st.ReachedWindowRuns))
+			"the %d sessions whose context reached the window", st.Count(figures.NothingToDropRuns), st.Count(figures.ReachedWindowRuns)))
 	}
-	if st.OverflowRuns > 0 {
-		out = append(out, fmt.Sprintf("overflowed in %d/%d sessions (%d calls over the window)", st.OverflowRuns, st.Runs, st.Overflows))
+	if st.Count(figures.OverflowRuns) > 0 {
+		out = append(out, fmt.Sprintf("overflowed in %d/%d sessions (%d calls over the window)", st.Count(figures.OverflowRuns), st.Count(figures.Runs), st.Count(figures.Overflows)))
 	}
-	if n := st.OrphanResults + st.DanglingCalls; n > 0 {
+	if n := st.Count(figures.OrphanResults) + st.Count(figures.DanglingCalls); n > 0 {
 		out = append(out, fmt.Sprintf("%d invalid requests (tool results or calls without their other half)", n))
 	}
 	if len(out) > 0 {
@@ -177,15 +178,15 @@ func failReasons(id string, st *StrategyStats) []string {
 // compactionWarnings say when a strategy's compactions do little.
 func compactionWarnings(st *StrategyStats) []string {
 	var out []string
-	if st.Compactions == 0 {
+	if st.Count(figures.Compactions) == 0 {
 		return nil
 	}
-	if share := float64(st.FreedUnder1Pct) / float64(st.Compactions); share >= thrashShare {
-		out = append(out, fmt.Sprintf("thrash: %s of its %d compactions freed < 1%% of the window", pctLabel(share), st.Compactions))
+	if share := float64(st.Count(figures.FreedUnder1Pct)) / float64(st.Count(figures.Compactions)); share >= thrashShare {
+		out = append(out, fmt.Sprintf("thrash: %s of its %d compactions freed < 1%% of the window", pctLabel(share), st.Count(figures.Compactions)))
 	}
-	if share := float64(st.KeptEverything) / float64(st.Compactions); share >= keptAllShare {
+	if share := float64(st.Count(figures.KeptEverything)) / float64(st.Count(figures.Compactions)); share >= keptAllShare {
 		out = append(out, fmt.Sprintf("%s of its %d compactions kept every recorded message (only re-summarized its own summary)",
-			pctLabel(share), st.Compactions))
+			pctLabel(share), st.Count(figures.Compactions)))
 	}
 	return out
 }
@@ -193,14 +194,14 @@ func compactionWarnings(st *StrategyStats) []string {
 // winReasons is a ranked strategy's line: what it does and costs.
 func winReasons(st *StrategyStats) string {
 	var parts []string
-	if st.Compactions == 0 {
-		parts = append(parts, fmt.Sprintf("fits %d/%d sessions without compacting (none reached its trigger)", st.FitRuns, st.Runs))
+	if st.Count(figures.Compactions) == 0 {
+		parts = append(parts, fmt.Sprintf("fits %d/%d sessions without compacting (none reached its trigger)", st.Count(figures.FitRuns), st.Count(figures.Runs)))
 	} else {
 		parts = append(parts, fmt.Sprintf("fits %d/%d sessions; %s compress a median %s; keeps %s of the facts needed later",
-			st.FitRuns, st.Runs, plural(int(st.Compactions), "compaction"), pct0Or(st.MedianCompression), pct0Or(st.NeedRecall)))
+			st.Count(figures.FitRuns), st.Count(figures.Runs), plural(int(st.Count(figures.Compactions)), "compaction"), pct0Or(st.Value(figures.MedianCompression)), pct0Or(st.Value(figures.NeedRecall))))
 	}
-	if st.CostRatio != nil {
-		parts = append(parts, fmt.Sprintf("costs %s× no compaction", strconv.FormatFloat(*st.CostRatio, 'f', 2, 64)))
+	if st.Value(figures.CostRatio) != nil {
+		parts = append(parts, fmt.Sprintf("costs %s× no compaction", strconv.FormatFloat(*st.Value(figures.CostRatio), 'f', 2, 64)))
 	}
 	parts = append(parts, compactionWarnings(st)...)
 	return strings.Join(parts, "; ")
@@ -319,8 +320,8 @@ func rereadLine(s *Summary) string {
 	line := fmt.Sprintf("At the %s the recording holds, the agent read again within %d calls %d of the %d files it had read "+
 		"before (%s): %s of those the summary named, %s of those it dropped.", plural(int(r.Compactions), "compaction"),
 		analysis.RereadCalls, r.Reread, r.FilesRead, pct0Or(r.RereadRate), pct0Or(r.RereadRateKept), pct0Or(r.RereadRateLost))
-	if st := s.Strategies[referenceStrategy]; st != nil && st.NeedRecall != nil {
-		line += fmt.Sprintf(" Need recall of those compactions: %s.", pctLabel(*st.NeedRecall))
+	if st := s.Strategies[referenceStrategy]; st != nil && st.Value(figures.NeedRecall) != nil {
+		line += fmt.Sprintf(" Need recall of those compactions: %s.", pctLabel(*st.Value(figures.NeedRecall)))
 	}
 	return line + " (rereads table, per compaction)"
 }

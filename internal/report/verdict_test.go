@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/compactbench/compactbench/internal/figures"
 	"strings"
 	"testing"
 )
@@ -12,21 +13,18 @@ func f(v float64) *float64 { return &v }
 // their reasons.
 func TestVerdictRanking(t *testing.T) {
 	fit := func(comp, need, cost float64) *StrategyStats {
-		return &StrategyStats{Runs: 4, FitRuns: 4, Compactions: 10, MedianCompression: f(comp), NeedRecall: f(need), CostRatio: f(cost)}
+		return statsOf(map[string]*float64{figures.Runs: fp(4), figures.FitRuns: fp(4), figures.Compactions: fp(10), figures.MedianCompression: f(comp), figures.NeedRecall: f(need), figures.CostRatio: f(cost)})
 	}
 	s := &Summary{Strategies: Strategies{
-		"truncate":   fit(0.5, 0.9, 0.9),  // layer 1 (best recall)
-		"structured": fit(0.99, 0.1, 0.8), // layer 1 (best compression)
-		"prune":      fit(0.98, 0.1, 0.7), // dominated by structured: layer 2
-		"codex":      fit(0.98, 0.1, 0.6), // same figures as prune, cheaper
-		"window":     fit(0.6, 0.5, 1.0),  // layer 1
-		"mask": {Runs: 4, FitRuns: 3, OverflowRuns: 1, Overflows: 7, Compactions: 100, FreedUnder1Pct: 95,
-			MedianCompression: f(0.01), NeedRecall: f(0.6)},
-		"codelet": {Runs: 4, FitRuns: 2, OverflowRuns: 2, Overflows: 9, ReachedWindowRuns: 2, NeverFiredRuns: 2,
-			MedianTriggerPeak: f(0.16)},
-		"codelet-raw": {Runs: 4, FitRuns: 3, OverflowRuns: 1, Overflows: 3, ReachedWindowRuns: 2, NothingToDropRuns: 1,
-			Compactions: 4, KeptEverything: 3},
-		"fspec": {Runs: 4, FitRuns: 4, Compactions: 2, OrphanResults: 1, MedianCompression: f(0.9), NeedRecall: f(0.9)},
+		"truncate":    fit(0.5, 0.9, 0.9),  // layer 1 (best recall)
+		"structured":  fit(0.99, 0.1, 0.8), // layer 1 (best compression)
+		"prune":       fit(0.98, 0.1, 0.7), // dominated by structured: layer 2
+		"codex":       fit(0.98, 0.1, 0.6), // same figures as prune, cheaper
+		"window":      fit(0.6, 0.5, 1.0),  // layer 1
+		"mask":        statsOf(map[string]*float64{figures.Runs: fp(4), figures.FitRuns: fp(3), figures.OverflowRuns: fp(1), figures.Overflows: fp(7), figures.Compactions: fp(100), figures.FreedUnder1Pct: fp(95), figures.MedianCompression: f(0.01), figures.NeedRecall: f(0.6)}),
+		"codelet":     statsOf(map[string]*float64{figures.Runs: fp(4), figures.FitRuns: fp(2), figures.OverflowRuns: fp(2), figures.Overflows: fp(9), figures.ReachedWindowRuns: fp(2), figures.NeverFiredRuns: fp(2), figures.MedianTriggerPeak: f(0.16)}),
+		"codelet-raw": statsOf(map[string]*float64{figures.Runs: fp(4), figures.FitRuns: fp(3), figures.OverflowRuns: fp(1), figures.Overflows: fp(3), figures.ReachedWindowRuns: fp(2), figures.NothingToDropRuns: fp(1), figures.Compactions: fp(4), figures.KeptEverything: fp(3)}),
+		"fspec":       statsOf(map[string]*float64{figures.Runs: fp(4), figures.FitRuns: fp(4), figures.Compactions: fp(2), figures.OrphanResults: fp(1), figures.MedianCompression: f(0.9), figures.NeedRecall: f(0.9)}),
 	}}
 	v := computeVerdict(s)
 	var got []string
@@ -59,7 +57,7 @@ func TestVerdictRanking(t *testing.T) {
 		t.Errorf("note %q", v.Note)
 	}
 	// Nothing reached the window: nothing to decide.
-	idle := computeVerdict(&Summary{Strategies: Strategies{"truncate": {Runs: 2, FitRuns: 2}, "mask": {Runs: 2, FitRuns: 2}}})
+	idle := computeVerdict(&Summary{Strategies: Strategies{"truncate": statsOf(map[string]*float64{figures.Runs: fp(2), figures.FitRuns: fp(2)}), "mask": statsOf(map[string]*float64{figures.Runs: fp(2), figures.FitRuns: fp(2)})}})
 	if idle.Note == "" || len(idle.Ranked) != 2 {
 		t.Errorf("idle verdict %+v", idle)
 	}
