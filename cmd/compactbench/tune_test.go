@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/compactbench/compactbench/internal/figures"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/anchors"
+	"github.com/compactbench/compactbench/internal/figures"
 	"github.com/compactbench/compactbench/internal/report"
 )
 

@@ -109,6 +109,10 @@ type Figure struct {
 	Hidden bool
 	// Gate, when set, makes the gate compare the figure.
 	Gate *Gate
+	// Tune names the tune table's column that carries the figure, and
+	// Pareto makes it one of the objectives of tune's Pareto fronts.
+	Tune   string
+	Pareto bool
 	// Column is the header of the figure's column in the wide strategy
 	// table ("" for none); Col orders the columns.
 	Column string
@@ -162,6 +166,18 @@ func Gated() []Figure {
 		}
 		return f.Gate.Rank
 	})
+}
+
+// ParetoObjectives returns the figures tune's Pareto fronts compare, in
+// registry order.
+func ParetoObjectives() []Figure {
+	var out []Figure
+	for i := range registry {
+		if registry[i].Pareto {
+			out = append(out, registry[i])
+		}
+	}
+	return out
 }
 
 // Columns returns the strategy figures the wide strategy table shows, in

@@ -1,10 +1,10 @@
 package report
 
 import (
-	"github.com/compactbench/compactbench/internal/figures"
 	"strings"
 	"testing"
 
+	"github.com/compactbench/compactbench/internal/figures"
 	"github.com/compactbench/compactbench/internal/tokens"
 )
 

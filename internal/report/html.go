@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"github.com/compactbench/compactbench/internal/figures"
 	"io"
 	"math"
 	"sort"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/compaction"
+	"github.com/compactbench/compactbench/internal/figures"
 	"github.com/compactbench/compactbench/internal/tokens"
 )
 

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"github.com/compactbench/compactbench/internal/figures"
 	"io"
 	"math"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/compaction"
+	"github.com/compactbench/compactbench/internal/figures"
 	"github.com/compactbench/compactbench/internal/tokens"
 )
 
@@ -160,25 +160,48 @@ const strategyLegendNarrow = "fits: sessions with no call over the window / sess
 	"over the n sessions that fit the window. --wide shows every figure."
 
 // strategyGrid is the per-strategy table with every figure (strategies in
-// compaction.Specs order), shared by --wide and the reports.
+// compaction.Specs order), shared by --wide and the reports: one column per
+// figure the registry gives a column, in its order.
 func strategyGrid(s *Summary) ([]string, [][]string) {
-	header := []string{"strategy", "rule set", "runs", "fits window", "compactions", "kept everything", "freed <1%",
-		"overflows", "median compression", "low (<60%)", "need recall", "median need recall", "file recall",
-		"error recall", "intent kept", "orphans+dangling", "synthetic", "thrash", "anchor F1", "cost ratio (fit)",
-		"median cost ratio (fit)", "cost USD (fit)"}
+	cols := figures.Columns()
+	header := []string{"strategy"}
+	for _, f := range cols {
+		header = append(header, f.Column)
+	}
 	var rows [][]string
 	for _, spec := range compaction.Specs() {
 		st := s.Strategies[spec.ID]
 		if st == nil {
 			continue
 		}
-		rows = append(rows, []string{spec.ID, dash(st.Label(figures.RuleSetName)), itoa(st.Count(figures.Runs)), itoa(st.Count(figures.FitRuns)), itoa(st.Count(figures.Compactions)),
-			itoa(st.Count(figures.KeptEverything)), itoa(st.Count(figures.FreedUnder1Pct)), itoa(st.Count(figures.Overflows)),
-			pct(st.Value(figures.MedianCompression)), pct(st.Value(figures.LowCompressionShare)), pct(st.Value(figures.NeedRecall)), pct(st.Value(figures.MedianNeedRecall)),
-			pct(st.Value(figures.MedianFileRecall)), pct(st.Value(figures.MedianErrorRecall)),
-			pct(st.Value(figures.IntentKeptShare)), itoa(st.Count(figures.OrphanResults) + st.Count(figures.DanglingCalls)), pct(st.Value(figures.SyntheticAnchorRate)),
-			itoa(st.Count(figures.Thrash)), ratio(anchorF1(s, st)), ratio(st.Value(figures.CostRatio)), ratio(st.Value(figures.MedianCostRatio)),
-			strconv.FormatFloat(st.Float(figures.CostUSD), 'f', 2, 64)})
+		row := []string{spec.ID}
+		for i := range cols {
+			row = append(row, figureCell(s, st, &cols[i]))
+		}
+		rows = append(rows, row)
 	}
 	return header, rows
+}
+
+// figureCell prints one strategy figure in its unit's format.
+func figureCell(s *Summary, st *StrategyStats, f *figures.Figure) string {
+	if f.Name == figures.AnchorF1 {
+		return ratio(anchorF1(s, st))
+	}
+	switch f.Unit {
+	case figures.Label:
+		return dash(st.Label(f.Name))
+	case figures.Count:
+		return itoa(st.Count(f.Name))
+	case figures.Share:
+		return pct(st.Value(f.Name))
+	case figures.USD:
+		return strconv.FormatFloat(st.Float(f.Name), 'f', 2, 64)
+	case figures.Tokens:
+		if v := st.Value(f.Name); v != nil {
+			return FormatFloat(*v)
+		}
+		return "-"
+	}
+	return ratio(st.Value(f.Name))
 }

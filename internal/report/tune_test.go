@@ -2,9 +2,10 @@ package report
 
 import (
 	"fmt"
-	"github.com/compactbench/compactbench/internal/figures"
 	"strings"
 	"testing"
+
+	"github.com/compactbench/compactbench/internal/figures"
 )
 
 // TestMarkPareto: within a strategy, a setting is on the front unless

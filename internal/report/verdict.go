@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"github.com/compactbench/compactbench/internal/figures"
 	"math"
 	"sort"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/compaction"
+	"github.com/compactbench/compactbench/internal/figures"
 )
 
 // VerdictLine is one strategy's line in the verdict.

@@ -1,9 +1,10 @@
 package report
 
 import (
-	"github.com/compactbench/compactbench/internal/figures"
 	"strings"
 	"testing"
+
+	"github.com/compactbench/compactbench/internal/figures"
 )
 
 func f(v float64) *float64 { return &v }
