@@ -191,24 +191,7 @@ func strategyIndex(id string) int {
 // tradeoffChart: one point per strategy, median compression against pooled
 // need recall, with the strategies no other beats on both joined.
 func tradeoffChart(b *strings.Builder, s *Summary) {
-	type pt struct {
-		id   string
-		x, y float64
-		st   *StrategyStats
-	}
-	var pts []pt
-	var missing []string
-	for _, spec := range compaction.Specs() {
-		st := s.Strategies[spec.ID]
-		if st == nil {
-			continue
-		}
-		if st.Value(figures.MedianCompression) == nil || st.Value(figures.NeedRecall) == nil {
-			missing = append(missing, spec.ID)
-			continue
-		}
-		pts = append(pts, pt{spec.ID, *st.Value(figures.MedianCompression), *st.Value(figures.NeedRecall), st})
-	}
+	pts, missing := tradeoffPoints(s)
 	const title = "Need recall against compression"
 	if len(pts) == 0 {
 		noData(b, "tradeoff", title, "no strategy compacted with facts to recall")
@@ -227,21 +210,62 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 	g.line(L, T, L, H-B, "class", "axis")
 	g.text((L+W-R)/2, H-8, "middle", "median compression ratio of events →")
 	g.raw(fmt.Sprintf(`<text transform="translate(14 %s) rotate(-90)" text-anchor="middle">need recall (facts kept / facts needed later) →</text>`, n1((T+H-B)/2)))
+	if front := tradeoffFront(pts); len(front) > 1 {
+		fx, fy := make([]float64, len(front)), make([]float64, len(front))
+		for i, p := range front {
+			fx[i], fy[i] = xs.at(p.x), ys.at(p.y)
+		}
+		g.path(fx, fy, "", "class", "front")
+	}
+	tradeoffMarks(g, pts, xs, ys)
+	caption := "<b>" + title + "</b>, one point per strategy: further right compresses more, higher keeps more of the facts " +
+		"(paths, identifiers, errors, commands, constraints) that the session used again after the compaction. " +
+		"The dashed line joins the strategies no other beats on both, among those that kept every session inside its " +
+		"window with valid requests; a strategy that overflowed anywhere is off it. Need recall is pooled over " +
+		"compactions, compression is the median per compaction."
+	if len(missing) > 0 {
+		caption += " Not shown (no compaction, or no fact to recall): " + esc(strings.Join(missing, ", ")) + "."
+	}
+	figure(b, "tradeoff", g.String(), "", caption)
+}
 
-	// The front: points no other point beats on both axes, among the
-	// strategies that kept every session inside its window with valid
-	// requests (one that overflows anywhere is off the front).
-	var front []pt
+// tradeoffPoint is a strategy in the tradeoff chart.
+type tradeoffPoint struct {
+	id   string
+	x, y float64
+	st   *StrategyStats
+}
+
+// tradeoffPoints are the strategies with both figures, in Specs order, and
+// the ids of those without.
+func tradeoffPoints(s *Summary) (pts []tradeoffPoint, missing []string) {
+	for _, spec := range compaction.Specs() {
+		st := s.Strategies[spec.ID]
+		if st == nil {
+			continue
+		}
+		x, y := st.Value(figures.MedianCompression), st.Value(figures.NeedRecall)
+		if x == nil || y == nil {
+			missing = append(missing, spec.ID)
+			continue
+		}
+		pts = append(pts, tradeoffPoint{spec.ID, *x, *y, st})
+	}
+	return pts, missing
+}
+
+// tradeoffFront is the points no other point beats on both axes, among the
+// strategies that kept every session inside its window with valid requests
+// (one that overflows anywhere is off the front), left to right.
+func tradeoffFront(pts []tradeoffPoint) []tradeoffPoint {
+	var front []tradeoffPoint
 	for _, p := range pts {
 		if !fitsEverywhere(p.st) {
 			continue
 		}
 		dominated := false
 		for _, q := range pts {
-			if !fitsEverywhere(q.st) {
-				continue
-			}
-			if q.x >= p.x && q.y >= p.y && (q.x > p.x || q.y > p.y) {
+			if fitsEverywhere(q.st) && q.x >= p.x && q.y >= p.y && (q.x > p.x || q.y > p.y) {
 				dominated = true
 			}
 		}
@@ -250,27 +274,28 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 		}
 	}
 	sort.SliceStable(front, func(i, j int) bool { return front[i].x < front[j].x })
-	if len(front) > 1 {
-		fx, fy := make([]float64, len(front)), make([]float64, len(front))
-		for i, p := range front {
-			fx[i], fy[i] = xs.at(p.x), ys.at(p.y)
-		}
-		g.path(fx, fy, "", "class", "front")
-	}
-	// One label per position (strategies with equal figures share it), to
-	// the right of the point; overlapping labels are pushed apart and get a
-	// leader line when they moved.
-	type lab struct {
-		text      string
-		px, py, y float64
-	}
-	var labs []*lab
+	return front
+}
+
+// pointLabel is a label placed right of a point at height y.
+type pointLabel struct {
+	text      string
+	px, py, y float64
+}
+
+// tradeoffMarks draws the points with their tooltips and labels: one label
+// per position (strategies with equal figures share it), to the right of
+// the point; overlapping labels are pushed apart and get a leader line when
+// they moved.
+func tradeoffMarks(g *svgDoc, pts []tradeoffPoint, xs, ys scale) {
+	var labs []*pointLabel
 	for _, p := range pts {
 		st := p.st
 		tip := fmt.Sprintf("%s: median compression %s, need recall %s (%d of %d facts), %d compactions, cost ratio %s",
-			p.id, pct(st.Value(figures.MedianCompression)), pct(st.Value(figures.NeedRecall)), st.Count(figures.NeedKept), st.Count(figures.NeedFacts), st.Count(figures.Compactions), ratio(st.Value(figures.CostRatio)))
+			p.id, pct(st.Value(figures.MedianCompression)), pct(st.Value(figures.NeedRecall)), st.Count(figures.NeedKept),
+			st.Count(figures.NeedFacts), st.Count(figures.Compactions), ratio(st.Value(figures.CostRatio)))
 		g.circle(xs.at(p.x), ys.at(p.y), 5.5, tip, "class", "mark", "fill", colour(strategyIndex(p.id)), "stroke", "#fff")
-		var near *lab // a label already at (within 3 px of) this point
+		var near *pointLabel // a label already at (within 3 px of) this point
 		for _, l := range labs {
 			if math.Abs(l.px-xs.at(p.x)) <= 3 && math.Abs(l.py-ys.at(p.y)) <= 3 {
 				near = l
@@ -281,8 +306,20 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 			near.text += ", " + p.id
 			continue
 		}
-		labs = append(labs, &lab{text: p.id, px: xs.at(p.x), py: ys.at(p.y), y: ys.at(p.y) + 4})
+		labs = append(labs, &pointLabel{text: p.id, px: xs.at(p.x), py: ys.at(p.y), y: ys.at(p.y) + 4})
 	}
+	spreadLabels(labs)
+	for _, l := range labs {
+		if math.Abs(l.y-4-l.py) > 6 {
+			g.line(l.px+5, l.py, l.px+9, l.y-4, "stroke", "#aaa")
+		}
+		g.text(l.px+10, l.y, "start", l.text)
+	}
+}
+
+// spreadLabels pushes apart labels closer than 13 px in height (and 110 px
+// across), at most 60 rounds.
+func spreadLabels(labs []*pointLabel) {
 	for iter := 0; iter < 60; iter++ {
 		moved := false
 		for i := range labs {
@@ -304,21 +341,6 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 			break
 		}
 	}
-	for _, l := range labs {
-		if math.Abs(l.y-4-l.py) > 6 {
-			g.line(l.px+5, l.py, l.px+9, l.y-4, "stroke", "#aaa")
-		}
-		g.text(l.px+10, l.y, "start", l.text)
-	}
-	caption := "<b>" + title + "</b>, one point per strategy: further right compresses more, higher keeps more of the facts " +
-		"(paths, identifiers, errors, commands, constraints) that the session used again after the compaction. " +
-		"The dashed line joins the strategies no other beats on both, among those that kept every session inside its " +
-		"window with valid requests; a strategy that overflowed anywhere is off it. Need recall is pooled over " +
-		"compactions, compression is the median per compaction."
-	if len(missing) > 0 {
-		caption += " Not shown (no compaction, or no fact to recall): " + esc(strings.Join(missing, ", ")) + "."
-	}
-	figure(b, "tradeoff", g.String(), "", caption)
 }
 
 // compressionChart: small multiples, one histogram of event compression
@@ -456,16 +478,7 @@ func contextChart(b *strings.Builder, d *ReportData) {
 // compactions each strategy made in it.
 func contextSVG(cs *analysis.ContextSeries, title string) (string, string) {
 	n := cs.Calls()
-	hi, window := 0.0, 0.0
-	for _, v := range cs.Real {
-		hi = max(hi, float64(v))
-	}
-	for _, ss := range cs.Strategies {
-		for _, v := range ss.Prompt {
-			hi = max(hi, float64(v))
-		}
-		window = max(window, float64(ss.Window))
-	}
+	hi, window := contextRange(cs)
 	showWindow := window > 0 && window <= 1.5*hi
 	if showWindow {
 		hi = max(hi, window)
@@ -496,6 +509,33 @@ func contextSVG(cs *analysis.ContextSeries, title string) (string, string) {
 	for i := range px {
 		px[i] = xs.at(float64(i))
 	}
+	counts := contextRecorded(g, cs, px, ys)
+	for _, ss := range cs.Strategies {
+		contextStrategy(g, &ss, px, ys)
+		counts = append(counts, fmt.Sprintf("%s %d", ss.Strategy, len(ss.Compactions)))
+	}
+	return g.String(), strings.Join(counts, ", ")
+}
+
+// contextRange is the largest context, recorded or simulated, and the
+// largest window of the series.
+func contextRange(cs *analysis.ContextSeries) (hi, window float64) {
+	for _, v := range cs.Real {
+		hi = max(hi, float64(v))
+	}
+	for _, ss := range cs.Strategies {
+		for _, v := range ss.Prompt {
+			hi = max(hi, float64(v))
+		}
+		window = max(window, float64(ss.Window))
+	}
+	return hi, window
+}
+
+// contextRecorded draws the recorded context and its unrecorded drops, and
+// returns the drops' legend entry (if any).
+func contextRecorded(g *svgDoc, cs *analysis.ContextSeries, px []float64, ys scale) []string {
+	n := len(px)
 	real := make([]float64, n)
 	hasReal := false
 	for i, v := range cs.Real {
@@ -520,32 +560,35 @@ func contextSVG(cs *analysis.ContextSeries, title string) (string, string) {
 	if len(cs.Drops) > 0 {
 		counts = append(counts, "▼ "+plural(len(cs.Drops), "unrecorded drop")+" (real context fell, no compaction recorded)")
 	}
-	for _, ss := range cs.Strategies {
-		col := colour(strategyIndex(ss.Strategy))
-		py := make([]float64, n)
-		for i, v := range ss.Prompt {
-			py[i] = ys.at(float64(v))
-		}
-		g.raw(fmt.Sprintf(`<g data-s="%s">`, esc(ss.Strategy)))
-		g.path(px, py, ss.Strategy+": simulated prompt", "class", "mark", "stroke", col, "stroke-width", "1.6")
-		r := 3.0
-		if len(ss.Compactions) > n/8 {
-			r = 1.8 // a strategy that compacts at most calls: small dots
-		}
-		for k, c := range ss.Compactions {
-			if c < 0 || int(c) >= n {
-				continue
-			}
-			tip := fmt.Sprintf("%s: compaction before call %d → prompt %s tokens", ss.Strategy, c, compact(float64(ss.Prompt[c])))
-			if k < len(ss.Reasons) {
-				tip += " (" + ss.Reasons[k] + ")"
-			}
-			g.circle(px[c], py[c], r, tip, "class", "mark", "fill", col, "stroke", "#fff", "stroke-width", "0.6")
-		}
-		g.raw("</g>")
-		counts = append(counts, fmt.Sprintf("%s %d", ss.Strategy, len(ss.Compactions)))
+	return counts
+}
+
+// contextStrategy draws one strategy's simulated prompt and its
+// compactions.
+func contextStrategy(g *svgDoc, ss *analysis.StrategySeries, px []float64, ys scale) {
+	n := len(px)
+	col := colour(strategyIndex(ss.Strategy))
+	py := make([]float64, n)
+	for i, v := range ss.Prompt {
+		py[i] = ys.at(float64(v))
 	}
-	return g.String(), strings.Join(counts, ", ")
+	g.raw(fmt.Sprintf(`<g data-s="%s">`, esc(ss.Strategy)))
+	g.path(px, py, ss.Strategy+": simulated prompt", "class", "mark", "stroke", col, "stroke-width", "1.6")
+	r := 3.0
+	if len(ss.Compactions) > n/8 {
+		r = 1.8 // a strategy that compacts at most calls: small dots
+	}
+	for k, c := range ss.Compactions {
+		if c < 0 || int(c) >= n {
+			continue
+		}
+		tip := fmt.Sprintf("%s: compaction before call %d → prompt %s tokens", ss.Strategy, c, compact(float64(ss.Prompt[c])))
+		if k < len(ss.Reasons) {
+			tip += " (" + ss.Reasons[k] + ")"
+		}
+		g.circle(px[c], py[c], r, tip, "class", "mark", "fill", col, "stroke", "#fff", "stroke-width", "0.6")
+	}
+	g.raw("</g>")
 }
 
 // anchorsChart: per rule set, each rule's matched turns (light) and fires
