@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/compactbench/compactbench/internal/aggregate"
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/figures"
@@ -349,7 +350,7 @@ func compressionChart(b *strings.Builder, s *Summary) {
 	var ids []string
 	var hists []*Histogram
 	for _, spec := range compaction.Specs() {
-		if h := compressionHistogram(s.Strategies[spec.ID]); h != nil && h.Total() > 0 {
+		if h := aggregate.CompressionHistogram(s.Strategies[spec.ID]); h != nil && h.Total() > 0 {
 			ids, hists = append(ids, spec.ID), append(hists, h)
 		}
 	}
@@ -595,7 +596,7 @@ func contextStrategy(g *svgDoc, ss *analysis.StrategySeries, px []float64, ys sc
 // (solid), with its precision and recall.
 func anchorsChart(b *strings.Builder, s *Summary) {
 	const title = "Anchors per rule"
-	rows := analysis.RuleRows(&s.anchorTally)
+	rows := analysis.RuleRows(s.AnchorTally())
 	var rules []analysis.RuleRow
 	top := 0.0
 	for _, r := range rows {
@@ -695,7 +696,7 @@ func rulerChart(b *strings.Builder, s *Summary) {
 	var hists []*Histogram
 	top := 0.0
 	for _, name := range tokens.Names() {
-		h := s.Rulers.errorHistogram(name)
+		h := s.Rulers.ErrorHistogram(name)
 		if h == nil || h.Total() == 0 {
 			continue
 		}
@@ -747,14 +748,6 @@ func rulerChart(b *strings.Builder, s *Summary) {
 
 // rulerColours tell the rulers apart in their chart.
 var rulerColours = []string{"#4e79a7", "#f28e2b", "#b07aa1", "#59a14f", "#e15759"}
-
-// plural is "1 compaction", "3 compactions".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
 
 // fitsEverywhere: no session overflowed and no request was invalid.
 func fitsEverywhere(st *StrategyStats) bool {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/compactbench/compactbench/internal/aggregate"
 )
 
 // topProblems is how many problem classes the reports list.
@@ -184,7 +186,7 @@ func caveats(s *Summary, d *ReportData) []string {
 	tok := "Token counts of simulated contexts come from the metric ruler"
 	if metric != "" {
 		tok += " (" + metric + ")"
-		if e := rulerMedian(s, metric); e != nil {
+		if e := aggregate.RulerMedian(s, metric); e != nil {
 			tok += ", whose median error against the API's own counts is " + pct(e) + " on this corpus"
 		}
 	}

@@ -1,4 +1,4 @@
-package report
+package aggregate
 
 import (
 	"fmt"

@@ -1,11 +1,9 @@
-package report
+package aggregate
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -339,12 +337,12 @@ func (g *gater) strategies(baseline, current *Summary) {
 func (g *gater) rulers(baseline, current *Summary) {
 	rf, _ := gateFigure(figures.RulerMedianError)
 	for _, name := range rulerNames(baseline) {
-		c := rulerMedian(current, name)
+		c := RulerMedian(current, name)
 		if current.Rulers == nil || current.Rulers.Measured[name] == nil {
 			g.missing("ruler", name)
 			continue
 		}
-		g.check(rf, name, "", rulerMedian(baseline, name), c)
+		g.check(rf, name, "", RulerMedian(baseline, name), c)
 	}
 	for _, name := range rulerNames(current) {
 		if baseline.Rulers == nil || baseline.Rulers.Measured[name] == nil {
@@ -358,16 +356,16 @@ func (g *gater) ruleSets(baseline, current *Summary) {
 	gf, _ := gateFigure(figures.GoldF1)
 	ef, _ := gateFigure(figures.EvidenceF1)
 	for _, b := range baseline.Anchors {
-		c := ruleSet(current, b.Name)
+		c := RuleSet(current, b.Name)
 		if c == nil {
 			g.missing("rule set", b.Name)
 			continue
 		}
-		g.check(gf, b.Name, "", f1(b.Gold), f1(c.Gold))
-		g.check(ef, b.Name, "", f1(b.Evidence), f1(c.Evidence))
+		g.check(gf, b.Name, "", F1(b.Gold), F1(c.Gold))
+		g.check(ef, b.Name, "", F1(b.Evidence), F1(c.Evidence))
 	}
 	for _, c := range current.Anchors {
-		if ruleSet(baseline, c.Name) == nil {
+		if RuleSet(baseline, c.Name) == nil {
 			g.note("rule set %s is new in the current run: not gated", c.Name)
 		}
 	}
@@ -387,7 +385,7 @@ func (g *gater) notes(baseline, current *Summary) {
 			baseline.Corpus.Transcripts, baseline.Corpus.Lines, current.Corpus.Transcripts, current.Corpus.Lines)
 	}
 	for _, b := range baseline.Anchors {
-		if c := ruleSet(current, b.Name); c != nil && c.Hash != b.Hash {
+		if c := RuleSet(current, b.Name); c != nil && c.Hash != b.Hash {
 			g.note("rule set %s changed (source hash %s → %s)", b.Name, b.Hash, c.Hash)
 		}
 	}
@@ -426,7 +424,7 @@ func rulerNames(s *Summary) []string {
 	return out
 }
 
-func rulerMedian(s *Summary, name string) *float64 {
+func RulerMedian(s *Summary, name string) *float64 {
 	if s.Rulers == nil || s.Rulers.Measured[name] == nil {
 		return nil
 	}
@@ -437,7 +435,8 @@ func rulerMedian(s *Summary, name string) *float64 {
 	return &v
 }
 
-func ruleSet(s *Summary, name string) *RuleSetSummary {
+// RuleSet is the named rule set's aggregates, or nil.
+func RuleSet(s *Summary, name string) *RuleSetSummary {
 	for i := range s.Anchors {
 		if s.Anchors[i].Name == name {
 			return &s.Anchors[i]
@@ -446,101 +445,10 @@ func ruleSet(s *Summary, name string) *RuleSetSummary {
 	return nil
 }
 
-func f1(ls *LabelScores) *float64 {
+// F1 is the scores' F1, nil without scores.
+func F1(ls *LabelScores) *float64 {
 	if ls == nil {
 		return nil
 	}
 	return ls.F1
-}
-
-// WriteGateMarkdown writes the verdict as GitHub Markdown: a headline, the
-// runs compared, one table row per figure with ✓ or ✗, and the notes.
-func WriteGateMarkdown(w io.Writer, g *GateResult, baselineName, currentName string, baseline, current *Summary) error {
-	var b bytes.Buffer
-	if n := g.Failures(); n > 0 {
-		fmt.Fprintf(&b, "## compactbench gate: ✗ %d of %d figures regressed\n\n", n, len(g.Checks))
-		var failed []string
-		for _, c := range g.Checks {
-			if c.Pass {
-				continue
-			}
-			what := c.Figure.Name
-			if c.Of != "" {
-				what += " of " + c.Of
-			}
-			if wv := c.Worsening(); wv != nil {
-				what += " (" + signed(*c.Current-*c.Baseline, c.Figure.Count) + ")"
-			} else {
-				what += " (" + c.Note + ")"
-			}
-			failed = append(failed, what)
-		}
-		b.WriteString("Regressed: " + strings.Join(failed, "; ") + ".\n\n")
-	} else {
-		fmt.Fprintf(&b, "## compactbench gate: ✓ no regression in %d figures\n\n", len(g.Checks))
-	}
-	fmt.Fprintf(&b, "Baseline `%s` (%s, config %s); current `%s` (%s, config %s).\n\n",
-		baselineName, versionOf(baseline), baseline.Meta.ConfigHash, currentName, versionOf(current), current.Meta.ConfigHash)
-	var rows [][]string
-	for _, c := range g.Checks {
-		mark := "✓"
-		if !c.Pass {
-			mark = "✗"
-		}
-		allowed := "-"
-		if !c.Missing {
-			word := "rise"
-			if c.Figure.HigherBetter {
-				word = "drop"
-			}
-			if c.Allowed == 0 {
-				allowed = "no " + word
-			} else {
-				allowed = word + " ≤ " + FormatFloat(c.Allowed)
-			}
-		}
-		change := c.Note
-		if wv := c.Worsening(); wv != nil {
-			change = signed(*c.Current-*c.Baseline, c.Figure.Count)
-		}
-		rows = append(rows, []string{mark, c.Figure.Name, c.Of, gateValue(c.Baseline, c.Figure.Count), gateValue(c.Current, c.Figure.Count), change, allowed})
-	}
-	bb := &strings.Builder{}
-	mdTable(bb, []string{"", "figure", "of", "baseline", "current", "change", "allowed"}, rows, "cllrrrl")
-	b.WriteString(bb.String())
-	if len(g.Notes) > 0 {
-		b.WriteString("\nNotes:\n\n")
-		for _, n := range g.Notes {
-			b.WriteString("- " + n + "\n")
-		}
-	}
-	_, err := w.Write(b.Bytes())
-	return err
-}
-
-func versionOf(s *Summary) string { return strings.TrimSpace(s.Meta.Tool + " " + s.Meta.Version) }
-
-func gateValue(v *float64, count bool) string {
-	if v == nil {
-		return "-"
-	}
-	if count {
-		return strconv.FormatFloat(*v, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(*v, 'f', 4, 64)
-}
-
-func signed(v float64, count bool) string {
-	prec := 4
-	if count {
-		prec = 0
-	}
-	s := strconv.FormatFloat(v, 'f', prec, 64)
-	if v > 0 || (v == 0 && !strings.HasPrefix(s, "-")) {
-		s = "+" + s
-	}
-	if strings.Trim(s, "+-0.") == "" {
-		return "0"
-	}
-	return s
 }
