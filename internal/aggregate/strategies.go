@@ -1,11 +1,8 @@
 package aggregate
 
 import (
-	"math"
-
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/figures"
-	"github.com/compactbench/compactbench/internal/tokens"
 )
 
 // StrategyStats are one strategy's aggregates over the corpus in
@@ -53,14 +50,6 @@ func CompressionHistogram(st *StrategyStats) *Histogram {
 		h.Add(v)
 	}
 	return h
-}
-
-func median(xs []float64) *float64 {
-	v := tokens.Quantile(xs, 0.5)
-	if math.IsNaN(v) {
-		return nil
-	}
-	return &v
 }
 
 func share(n, of int64) *float64 {
