@@ -35,7 +35,26 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 	htmlTable(b, []string{"run", ""}, runMeta(s, d, func(x string) string { return x }), "meta")
 	b.WriteString("</header>\n<nav><a href=\"#verdict\">Verdict</a> <a href=\"#strategies\">Strategies</a> <a href=\"#context\">Context over a session</a> " +
 		"<a href=\"#anchors\">Anchors</a> <a href=\"#rulers\">Token rulers</a> <a href=\"#corpus\">Corpus</a> <a href=\"#caveats\">Caveats</a></nav>\n")
+	htmlStrategies(b, s)
+	b.WriteString("<section id=\"context\">\n<h2>Context over a session</h2>\n")
+	contextChart(b, d)
+	b.WriteString("</section>\n")
+	htmlAnchorsAndRulers(b, s)
+	htmlCorpus(b, s, d)
+	b.WriteString("<section id=\"caveats\">\n<h2>Caveats</h2>\n<ul>\n")
+	for _, c := range caveats(s, d) {
+		b.WriteString("<li>" + esc(c) + "</li>\n")
+	}
+	b.WriteString("</ul>\n</section>\n")
+	b.WriteString(htmlScript)
+	b.WriteString("</body>\n</html>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
 
+// htmlStrategies writes the strategies section: the tradeoff and
+// compression charts and the strategy table.
+func htmlStrategies(b *strings.Builder, s *Summary) {
 	b.WriteString("<section id=\"strategies\">\n<h2>Strategies</h2>\n")
 	tradeoffChart(b, s)
 	compressionChart(b, s)
@@ -47,11 +66,10 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 		}
 	}
 	b.WriteString("</section>\n")
+}
 
-	b.WriteString("<section id=\"context\">\n<h2>Context over a session</h2>\n")
-	contextChart(b, d)
-	b.WriteString("</section>\n")
-
+// htmlAnchorsAndRulers writes the anchors and token-ruler sections.
+func htmlAnchorsAndRulers(b *strings.Builder, s *Summary) {
 	b.WriteString("<section id=\"anchors\">\n<h2>Anchors</h2>\n")
 	anchorsChart(b, s)
 	if len(s.Anchors) > 0 {
@@ -73,7 +91,10 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 		b.WriteString("<p class=\"note\">" + esc(breakdownLegend) + "</p>\n")
 	}
 	b.WriteString("</section>\n")
+}
 
+// htmlCorpus writes the corpus section with the input problems.
+func htmlCorpus(b *strings.Builder, s *Summary, d *ReportData) {
 	b.WriteString("<section id=\"corpus\">\n<h2>Corpus</h2>\n")
 	h, rows := corpusGrid(s)
 	htmlTable(b, h, rows, "")
@@ -87,16 +108,6 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 		htmlTable(b, h, rows, "problems")
 	}
 	b.WriteString("</section>\n")
-
-	b.WriteString("<section id=\"caveats\">\n<h2>Caveats</h2>\n<ul>\n")
-	for _, c := range caveats(s, d) {
-		b.WriteString("<li>" + esc(c) + "</li>\n")
-	}
-	b.WriteString("</ul>\n</section>\n")
-	b.WriteString(htmlScript)
-	b.WriteString("</body>\n</html>\n")
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 const htmlHead = `<!DOCTYPE html>
@@ -596,20 +607,7 @@ func contextStrategy(g *svgDoc, ss *analysis.StrategySeries, px []float64, ys sc
 // (solid), with its precision and recall.
 func anchorsChart(b *strings.Builder, s *Summary) {
 	const title = "Anchors per rule"
-	rows := analysis.RuleRows(s.AnchorTally())
-	var rules []analysis.RuleRow
-	top := 0.0
-	for _, r := range rows {
-		if r.Scope == "rule" || r.Scope == "synthetic" || r.Scope == "set" {
-			rules = append(rules, r)
-			if r.Scope != "set" {
-				top = max(top, float64(r.Fires))
-				if r.Matches != nil {
-					top = max(top, float64(*r.Matches))
-				}
-			}
-		}
-	}
+	rules, top := chartedRules(s)
 	if len(rules) == 0 {
 		noData(b, "anchors-per-rule", title, "no anchor analysis in this run")
 		return
@@ -625,44 +623,66 @@ func anchorsChart(b *strings.Builder, s *Summary) {
 	for _, r := range rules {
 		if r.Scope == "set" {
 			g.text(4, y+9, "start", fmt.Sprintf("%s (threshold %s): %d anchors on %d turns", r.RuleSet, FormatFloat(r.Threshold), r.Fires, r.TurnsEvaluated), "class", "title")
-			y += RH
-			continue
+		} else {
+			ruleBar(g, &r, xs, y, RH, L, BW)
 		}
-		name := r.Rule
-		if r.BelowThreshold {
-			name += " (below threshold)"
-		}
-		g.text(L-8, y+9, "end", name, "class", ifTrue(r.BelowThreshold, "muted"))
-		matches := int64(-1)
-		if r.Matches != nil {
-			matches = *r.Matches
-			if matches > 0 {
-				g.rect(xs.at(0), y, xs.at(float64(matches))-xs.at(0), RH-5,
-					fmt.Sprintf("%s/%s: conditions held on %d turns", r.RuleSet, r.Rule, matches), "class", "mark", "fill", "#c9d7ea")
-			}
-		}
-		fill := "#2a5d9f"
-		if r.Scope == "synthetic" {
-			fill = "#b07aa1"
-		}
-		if r.Fires > 0 {
-			g.rect(xs.at(0), y+3, xs.at(float64(r.Fires))-xs.at(0), RH-11,
-				fmt.Sprintf("%s/%s: fired on %d turns", r.RuleSet, r.Rule, r.Fires), "class", "mark", "fill", fill)
-		}
-		label := fmt.Sprintf("%d fired", r.Fires)
-		if matches >= 0 {
-			label += fmt.Sprintf(" / %d matched", matches)
-		}
-		if sc := ruleScores(r); sc != "" {
-			label += " · " + sc
-		}
-		g.text(L+BW+8, y+9, "start", label)
 		y += RH
 	}
 	figure(b, "anchors-per-rule", g.String(), "", "<b>"+title+"</b>: light bars count the turns where a rule's conditions "+
 		"held, dark bars the turns where it fired (the first rule that holds and whose confidence reaches the set's "+
 		"threshold wins the turn); the synthetic row is the fallback anchor. P and R are against gold labels when the "+
 		"corpus has them, else against evidence labels.")
+}
+
+// chartedRules are the rules table's set, rule and synthetic rows, and the
+// largest count a bar shows.
+func chartedRules(s *Summary) (rules []analysis.RuleRow, top float64) {
+	for _, r := range analysis.RuleRows(s.AnchorTally()) {
+		if r.Scope == "rule" || r.Scope == "synthetic" || r.Scope == "set" {
+			rules = append(rules, r)
+			if r.Scope != "set" {
+				top = max(top, float64(r.Fires))
+				if r.Matches != nil {
+					top = max(top, float64(*r.Matches))
+				}
+			}
+		}
+	}
+	return rules, top
+}
+
+// ruleBar draws one rule's row at height y: its name, the turns its
+// conditions held (light) and fired (dark), and the counts with its scores.
+func ruleBar(g *svgDoc, r *analysis.RuleRow, xs scale, y, rowH, left, barW float64) {
+	name := r.Rule
+	if r.BelowThreshold {
+		name += " (below threshold)"
+	}
+	g.text(left-8, y+9, "end", name, "class", ifTrue(r.BelowThreshold, "muted"))
+	matches := int64(-1)
+	if r.Matches != nil {
+		matches = *r.Matches
+		if matches > 0 {
+			g.rect(xs.at(0), y, xs.at(float64(matches))-xs.at(0), rowH-5,
+				fmt.Sprintf("%s/%s: conditions held on %d turns", r.RuleSet, r.Rule, matches), "class", "mark", "fill", "#c9d7ea")
+		}
+	}
+	fill := "#2a5d9f"
+	if r.Scope == "synthetic" {
+		fill = "#b07aa1"
+	}
+	if r.Fires > 0 {
+		g.rect(xs.at(0), y+3, xs.at(float64(r.Fires))-xs.at(0), rowH-11,
+			fmt.Sprintf("%s/%s: fired on %d turns", r.RuleSet, r.Rule, r.Fires), "class", "mark", "fill", fill)
+	}
+	label := fmt.Sprintf("%d fired", r.Fires)
+	if matches >= 0 {
+		label += fmt.Sprintf(" / %d matched", matches)
+	}
+	if sc := ruleScores(*r); sc != "" {
+		label += " · " + sc
+	}
+	g.text(left+barW+8, y+9, "start", label)
 }
 
 // ifTrue is s when cond holds, else "" (an attribute left out).
