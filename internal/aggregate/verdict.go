@@ -59,15 +59,7 @@ const ReferenceStrategy = "recorded"
 // computeVerdict ranks the strategies of a finished summary.
 func computeVerdict(s *Summary) Verdict {
 	v := Verdict{Ranked: []VerdictLine{}, Others: []VerdictLine{}}
-	type cand struct {
-		id        string
-		st        *StrategyStats
-		comp, rec float64
-		cost      float64
-		order     int
-		layer     int
-	}
-	var ranked []*cand
+	var ranked []*candidate
 	for i, spec := range compaction.Specs() {
 		st := s.Strategies[spec.ID]
 		if st == nil || st.Count(figures.Runs) == 0 {
@@ -77,29 +69,10 @@ func computeVerdict(s *Summary) Verdict {
 			v.Others = append(v.Others, VerdictLine{Strategy: spec.ID, Why: strings.Join(reasons, "; ")})
 			continue
 		}
-		ranked = append(ranked, &cand{id: spec.ID, st: st, comp: orWorst(st.Value(figures.MedianCompression)),
+		ranked = append(ranked, &candidate{id: spec.ID, st: st, comp: orWorst(st.Value(figures.MedianCompression)),
 			rec: orWorst(st.Value(figures.NeedRecall)), cost: orWorstCost(st.Value(figures.CostRatio)), order: i})
 	}
-	// Pareto layers on (compression, need recall), higher better.
-	left := append([]*cand(nil), ranked...)
-	for l := 1; len(left) > 0; l++ {
-		var next []*cand
-		for _, a := range left {
-			beaten := false
-			for _, b := range left {
-				if b != a && b.comp >= a.comp && b.rec >= a.rec && (b.comp > a.comp || b.rec > a.rec) {
-					beaten = true
-					break
-				}
-			}
-			if beaten {
-				next = append(next, a)
-			} else {
-				a.layer = l
-			}
-		}
-		left = next
-	}
+	paretoLayers(ranked)
 	sort.SliceStable(ranked, func(i, j int) bool {
 		a, b := ranked[i], ranked[j]
 		switch {
@@ -122,6 +95,41 @@ func computeVerdict(s *Summary) Verdict {
 			"fits without compacting. Replay with a smaller --window to compare them."
 	}
 	return v
+}
+
+// candidate is a strategy the verdict ranks.
+type candidate struct {
+	id        string
+	st        *StrategyStats
+	comp, rec float64
+	cost      float64
+	order     int
+	layer     int
+}
+
+// paretoLayers sets each candidate's Pareto layer on (compression, need
+// recall), higher better: layer 1 is the front, layer 2 the front of the
+// rest, and so on.
+func paretoLayers(ranked []*candidate) {
+	left := append([]*candidate(nil), ranked...)
+	for l := 1; len(left) > 0; l++ {
+		var next []*candidate
+		for _, a := range left {
+			beaten := false
+			for _, b := range left {
+				if b != a && b.comp >= a.comp && b.rec >= a.rec && (b.comp > a.comp || b.rec > a.rec) {
+					beaten = true
+					break
+				}
+			}
+			if beaten {
+				next = append(next, a)
+			} else {
+				a.layer = l
+			}
+		}
+		left = next
+	}
 }
 
 func orWorst(p *float64) float64 {
