@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/anchors"
+	"github.com/compactbench/compactbench/internal/figures"
 	"github.com/compactbench/compactbench/internal/report"
 )
 
@@ -86,8 +87,8 @@ func TestTuneAgreesWithRun(t *testing.T) {
 			if s == nil {
 				t.Fatalf("run has no %s", st)
 			}
-			if r["compactions"] != strconv.FormatInt(s.Compactions, 10) || r["median_compression"] != fmtOpt(s.MedianCompression) ||
-				r["need_recall"] != fmtOpt(s.NeedRecall) || r["synthetic_anchor_rate"] != fmtOpt(s.SyntheticAnchorRate) {
+			if r["compactions"] != strconv.FormatInt(s.Count(figures.Compactions), 10) || r["median_compression"] != fmtOpt(s.Value(figures.MedianCompression)) ||
+				r["need_recall"] != fmtOpt(s.Value(figures.NeedRecall)) || r["synthetic_anchor_rate"] != fmtOpt(s.Value(figures.SyntheticAnchorRate)) {
 				t.Errorf("%s: tune %v, run %+v", st, r, s)
 			}
 			checked++
