@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/compactbench/compactbench/internal/figures"
 	"github.com/compactbench/compactbench/internal/report"
 	"github.com/compactbench/compactbench/internal/testutil"
 )
@@ -118,8 +119,8 @@ func TestVerdictRealCorpus(t *testing.T) {
 			t.Errorf("%s: %q does not start %q", l.Strategy, l.Why, want)
 		}
 		st := sum.Strategies[l.Strategy]
-		if st.FitRuns != int64(tl.fit) || st.CostRatio == nil {
-			t.Errorf("%s: summary fit_runs %d, runs.csv %d; cost ratio %v", l.Strategy, st.FitRuns, tl.fit, st.CostRatio)
+		if st.Count(figures.FitRuns) != int64(tl.fit) || st.Value(figures.CostRatio) == nil {
+			t.Errorf("%s: summary fit_runs %d, runs.csv %d; cost ratio %v", l.Strategy, st.Count(figures.FitRuns), tl.fit, st.Value(figures.CostRatio))
 		}
 	}
 	for _, l := range v.Others {
@@ -139,9 +140,9 @@ func TestVerdictRealCorpus(t *testing.T) {
 	for i := 1; i < len(v.Ranked); i++ {
 		a, b := v.Ranked[i-1], v.Ranked[i]
 		sa, sb := sum.Strategies[a.Strategy], sum.Strategies[b.Strategy]
-		if a.Layer > b.Layer || a.Layer == b.Layer && worse(sa.NeedRecall, sb.NeedRecall) {
+		if a.Layer > b.Layer || a.Layer == b.Layer && worse(sa.Value(figures.NeedRecall), sb.Value(figures.NeedRecall)) {
 			t.Errorf("%s (layer %d, need recall %v) ranked above %s (layer %d, need recall %v)", a.Strategy, a.Layer,
-				deref(sa.NeedRecall), b.Strategy, b.Layer, deref(sb.NeedRecall))
+				deref(sa.Value(figures.NeedRecall)), b.Strategy, b.Layer, deref(sb.Value(figures.NeedRecall)))
 		}
 	}
 	for _, a := range v.Ranked {
@@ -164,7 +165,7 @@ func deref(p *float64) float64 {
 func worse(a, b *float64) bool { return deref(a) < deref(b) }
 
 func dominates(b, a *report.StrategyStats) bool {
-	bc, bn, ac, an := deref(b.MedianCompression), deref(b.NeedRecall), deref(a.MedianCompression), deref(a.NeedRecall)
+	bc, bn, ac, an := deref(b.Value(figures.MedianCompression)), deref(b.Value(figures.NeedRecall)), deref(a.Value(figures.MedianCompression)), deref(a.Value(figures.NeedRecall))
 	return bc >= ac && bn >= an && (bc > ac || bn > an)
 }
 

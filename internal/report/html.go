@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/compactbench/compactbench/internal/aggregate"
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/compaction"
+	"github.com/compactbench/compactbench/internal/figures"
 	"github.com/compactbench/compactbench/internal/tokens"
 )
 
@@ -33,7 +35,26 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 	htmlTable(b, []string{"run", ""}, runMeta(s, d, func(x string) string { return x }), "meta")
 	b.WriteString("</header>\n<nav><a href=\"#verdict\">Verdict</a> <a href=\"#strategies\">Strategies</a> <a href=\"#context\">Context over a session</a> " +
 		"<a href=\"#anchors\">Anchors</a> <a href=\"#rulers\">Token rulers</a> <a href=\"#corpus\">Corpus</a> <a href=\"#caveats\">Caveats</a></nav>\n")
+	htmlStrategies(b, s)
+	b.WriteString("<section id=\"context\">\n<h2>Context over a session</h2>\n")
+	contextChart(b, d)
+	b.WriteString("</section>\n")
+	htmlAnchorsAndRulers(b, s)
+	htmlCorpus(b, s, d)
+	b.WriteString("<section id=\"caveats\">\n<h2>Caveats</h2>\n<ul>\n")
+	for _, c := range caveats(s, d) {
+		b.WriteString("<li>" + esc(c) + "</li>\n")
+	}
+	b.WriteString("</ul>\n</section>\n")
+	b.WriteString(htmlScript)
+	b.WriteString("</body>\n</html>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
 
+// htmlStrategies writes the strategies section: the tradeoff and
+// compression charts and the strategy table.
+func htmlStrategies(b *strings.Builder, s *Summary) {
 	b.WriteString("<section id=\"strategies\">\n<h2>Strategies</h2>\n")
 	tradeoffChart(b, s)
 	compressionChart(b, s)
@@ -45,11 +66,10 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 		}
 	}
 	b.WriteString("</section>\n")
+}
 
-	b.WriteString("<section id=\"context\">\n<h2>Context over a session</h2>\n")
-	contextChart(b, d)
-	b.WriteString("</section>\n")
-
+// htmlAnchorsAndRulers writes the anchors and token-ruler sections.
+func htmlAnchorsAndRulers(b *strings.Builder, s *Summary) {
 	b.WriteString("<section id=\"anchors\">\n<h2>Anchors</h2>\n")
 	anchorsChart(b, s)
 	if len(s.Anchors) > 0 {
@@ -71,7 +91,10 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 		b.WriteString("<p class=\"note\">" + esc(breakdownLegend) + "</p>\n")
 	}
 	b.WriteString("</section>\n")
+}
 
+// htmlCorpus writes the corpus section with the input problems.
+func htmlCorpus(b *strings.Builder, s *Summary, d *ReportData) {
 	b.WriteString("<section id=\"corpus\">\n<h2>Corpus</h2>\n")
 	h, rows := corpusGrid(s)
 	htmlTable(b, h, rows, "")
@@ -85,16 +108,6 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 		htmlTable(b, h, rows, "problems")
 	}
 	b.WriteString("</section>\n")
-
-	b.WriteString("<section id=\"caveats\">\n<h2>Caveats</h2>\n<ul>\n")
-	for _, c := range caveats(s, d) {
-		b.WriteString("<li>" + esc(c) + "</li>\n")
-	}
-	b.WriteString("</ul>\n</section>\n")
-	b.WriteString(htmlScript)
-	b.WriteString("</body>\n</html>\n")
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 const htmlHead = `<!DOCTYPE html>
@@ -190,24 +203,7 @@ func strategyIndex(id string) int {
 // tradeoffChart: one point per strategy, median compression against pooled
 // need recall, with the strategies no other beats on both joined.
 func tradeoffChart(b *strings.Builder, s *Summary) {
-	type pt struct {
-		id   string
-		x, y float64
-		st   *StrategyStats
-	}
-	var pts []pt
-	var missing []string
-	for _, spec := range compaction.Specs() {
-		st := s.Strategies[spec.ID]
-		if st == nil {
-			continue
-		}
-		if st.MedianCompression == nil || st.NeedRecall == nil {
-			missing = append(missing, spec.ID)
-			continue
-		}
-		pts = append(pts, pt{spec.ID, *st.MedianCompression, *st.NeedRecall, st})
-	}
+	pts, missing := tradeoffPoints(s)
 	const title = "Need recall against compression"
 	if len(pts) == 0 {
 		noData(b, "tradeoff", title, "no strategy compacted with facts to recall")
@@ -226,21 +222,62 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 	g.line(L, T, L, H-B, "class", "axis")
 	g.text((L+W-R)/2, H-8, "middle", "median compression ratio of events →")
 	g.raw(fmt.Sprintf(`<text transform="translate(14 %s) rotate(-90)" text-anchor="middle">need recall (facts kept / facts needed later) →</text>`, n1((T+H-B)/2)))
+	if front := tradeoffFront(pts); len(front) > 1 {
+		fx, fy := make([]float64, len(front)), make([]float64, len(front))
+		for i, p := range front {
+			fx[i], fy[i] = xs.at(p.x), ys.at(p.y)
+		}
+		g.path(fx, fy, "", "class", "front")
+	}
+	tradeoffMarks(g, pts, xs, ys)
+	caption := "<b>" + title + "</b>, one point per strategy: further right compresses more, higher keeps more of the facts " +
+		"(paths, identifiers, errors, commands, constraints) that the session used again after the compaction. " +
+		"The dashed line joins the strategies no other beats on both, among those that kept every session inside its " +
+		"window with valid requests; a strategy that overflowed anywhere is off it. Need recall is pooled over " +
+		"compactions, compression is the median per compaction."
+	if len(missing) > 0 {
+		caption += " Not shown (no compaction, or no fact to recall): " + esc(strings.Join(missing, ", ")) + "."
+	}
+	figure(b, "tradeoff", g.String(), "", caption)
+}
 
-	// The front: points no other point beats on both axes, among the
-	// strategies that kept every session inside its window with valid
-	// requests (one that overflows anywhere is off the front).
-	var front []pt
+// tradeoffPoint is a strategy in the tradeoff chart.
+type tradeoffPoint struct {
+	id   string
+	x, y float64
+	st   *StrategyStats
+}
+
+// tradeoffPoints are the strategies with both figures, in Specs order, and
+// the ids of those without.
+func tradeoffPoints(s *Summary) (pts []tradeoffPoint, missing []string) {
+	for _, spec := range compaction.Specs() {
+		st := s.Strategies[spec.ID]
+		if st == nil {
+			continue
+		}
+		x, y := st.Value(figures.MedianCompression), st.Value(figures.NeedRecall)
+		if x == nil || y == nil {
+			missing = append(missing, spec.ID)
+			continue
+		}
+		pts = append(pts, tradeoffPoint{spec.ID, *x, *y, st})
+	}
+	return pts, missing
+}
+
+// tradeoffFront is the points no other point beats on both axes, among the
+// strategies that kept every session inside its window with valid requests
+// (one that overflows anywhere is off the front), left to right.
+func tradeoffFront(pts []tradeoffPoint) []tradeoffPoint {
+	var front []tradeoffPoint
 	for _, p := range pts {
 		if !fitsEverywhere(p.st) {
 			continue
 		}
 		dominated := false
 		for _, q := range pts {
-			if !fitsEverywhere(q.st) {
-				continue
-			}
-			if q.x >= p.x && q.y >= p.y && (q.x > p.x || q.y > p.y) {
+			if fitsEverywhere(q.st) && q.x >= p.x && q.y >= p.y && (q.x > p.x || q.y > p.y) {
 				dominated = true
 			}
 		}
@@ -249,27 +286,28 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 		}
 	}
 	sort.SliceStable(front, func(i, j int) bool { return front[i].x < front[j].x })
-	if len(front) > 1 {
-		fx, fy := make([]float64, len(front)), make([]float64, len(front))
-		for i, p := range front {
-			fx[i], fy[i] = xs.at(p.x), ys.at(p.y)
-		}
-		g.path(fx, fy, "", "class", "front")
-	}
-	// One label per position (strategies with equal figures share it), to
-	// the right of the point; overlapping labels are pushed apart and get a
-	// leader line when they moved.
-	type lab struct {
-		text      string
-		px, py, y float64
-	}
-	var labs []*lab
+	return front
+}
+
+// pointLabel is a label placed right of a point at height y.
+type pointLabel struct {
+	text      string
+	px, py, y float64
+}
+
+// tradeoffMarks draws the points with their tooltips and labels: one label
+// per position (strategies with equal figures share it), to the right of
+// the point; overlapping labels are pushed apart and get a leader line when
+// they moved.
+func tradeoffMarks(g *svgDoc, pts []tradeoffPoint, xs, ys scale) {
+	var labs []*pointLabel
 	for _, p := range pts {
 		st := p.st
 		tip := fmt.Sprintf("%s: median compression %s, need recall %s (%d of %d facts), %d compactions, cost ratio %s",
-			p.id, pct(st.MedianCompression), pct(st.NeedRecall), st.NeedKept, st.NeedFacts, st.Compactions, ratio(st.CostRatio))
+			p.id, pct(st.Value(figures.MedianCompression)), pct(st.Value(figures.NeedRecall)), st.Count(figures.NeedKept),
+			st.Count(figures.NeedFacts), st.Count(figures.Compactions), ratio(st.Value(figures.CostRatio)))
 		g.circle(xs.at(p.x), ys.at(p.y), 5.5, tip, "class", "mark", "fill", colour(strategyIndex(p.id)), "stroke", "#fff")
-		var near *lab // a label already at (within 3 px of) this point
+		var near *pointLabel // a label already at (within 3 px of) this point
 		for _, l := range labs {
 			if math.Abs(l.px-xs.at(p.x)) <= 3 && math.Abs(l.py-ys.at(p.y)) <= 3 {
 				near = l
@@ -280,8 +318,20 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 			near.text += ", " + p.id
 			continue
 		}
-		labs = append(labs, &lab{text: p.id, px: xs.at(p.x), py: ys.at(p.y), y: ys.at(p.y) + 4})
+		labs = append(labs, &pointLabel{text: p.id, px: xs.at(p.x), py: ys.at(p.y), y: ys.at(p.y) + 4})
 	}
+	spreadLabels(labs)
+	for _, l := range labs {
+		if math.Abs(l.y-4-l.py) > 6 {
+			g.line(l.px+5, l.py, l.px+9, l.y-4, "stroke", "#aaa")
+		}
+		g.text(l.px+10, l.y, "start", l.text)
+	}
+}
+
+// spreadLabels pushes apart labels closer than 13 px in height (and 110 px
+// across), at most 60 rounds.
+func spreadLabels(labs []*pointLabel) {
 	for iter := 0; iter < 60; iter++ {
 		moved := false
 		for i := range labs {
@@ -303,21 +353,6 @@ func tradeoffChart(b *strings.Builder, s *Summary) {
 			break
 		}
 	}
-	for _, l := range labs {
-		if math.Abs(l.y-4-l.py) > 6 {
-			g.line(l.px+5, l.py, l.px+9, l.y-4, "stroke", "#aaa")
-		}
-		g.text(l.px+10, l.y, "start", l.text)
-	}
-	caption := "<b>" + title + "</b>, one point per strategy: further right compresses more, higher keeps more of the facts " +
-		"(paths, identifiers, errors, commands, constraints) that the session used again after the compaction. " +
-		"The dashed line joins the strategies no other beats on both, among those that kept every session inside its " +
-		"window with valid requests; a strategy that overflowed anywhere is off it. Need recall is pooled over " +
-		"compactions, compression is the median per compaction."
-	if len(missing) > 0 {
-		caption += " Not shown (no compaction, or no fact to recall): " + esc(strings.Join(missing, ", ")) + "."
-	}
-	figure(b, "tradeoff", g.String(), "", caption)
 }
 
 // compressionChart: small multiples, one histogram of event compression
@@ -326,7 +361,7 @@ func compressionChart(b *strings.Builder, s *Summary) {
 	var ids []string
 	var hists []*Histogram
 	for _, spec := range compaction.Specs() {
-		if h := s.Strategies[spec.ID].compressionHistogram(); h != nil && h.Total() > 0 {
+		if h := aggregate.CompressionHistogram(s.Strategies[spec.ID]); h != nil && h.Total() > 0 {
 			ids, hists = append(ids, spec.ID), append(hists, h)
 		}
 	}
@@ -357,7 +392,7 @@ func compressionChart(b *strings.Builder, s *Summary) {
 		g.rect(xs.at(0), oy+T, xs.at(0.6)-xs.at(0), PH-B-T, "", "class", "low")
 		g.text(ox+L, oy+13, "start", id, "class", "title")
 		g.text(ox+L, oy+27, "start", fmt.Sprintf("%s · median %s", plural(int(h.Total()), "event"),
-			pct(s.Strategies[id].medianCompression())), "class", "muted")
+			pct(s.Strategies[id].Value(figures.MedianCompression))), "class", "muted")
 		col := colour(strategyIndex(id))
 		bw := xs.at(h.Width()) - xs.at(0)
 		for k, c := range h.Counts {
@@ -384,14 +419,6 @@ func compressionChart(b *strings.Builder, s *Summary) {
 	figure(b, "compression", g.String(), "", "<b>"+title+"</b>: (tokens before − after) / before for every compaction, "+
 		"as a share of the strategy's events in 5 % bins; each panel has its own vertical scale (hover a bar for its share). The shaded zone is low "+
 		"compression (< 60 %, BR-005); a grey bar at <0 counts compactions that made the context larger.")
-}
-
-// medianCompression is the median or nil, for a possibly missing strategy.
-func (st *StrategyStats) medianCompression() *float64 {
-	if st == nil {
-		return nil
-	}
-	return st.MedianCompression
 }
 
 func pctOf(n, of int64) string {
@@ -463,16 +490,7 @@ func contextChart(b *strings.Builder, d *ReportData) {
 // compactions each strategy made in it.
 func contextSVG(cs *analysis.ContextSeries, title string) (string, string) {
 	n := cs.Calls()
-	hi, window := 0.0, 0.0
-	for _, v := range cs.Real {
-		hi = max(hi, float64(v))
-	}
-	for _, ss := range cs.Strategies {
-		for _, v := range ss.Prompt {
-			hi = max(hi, float64(v))
-		}
-		window = max(window, float64(ss.Window))
-	}
+	hi, window := contextRange(cs)
 	showWindow := window > 0 && window <= 1.5*hi
 	if showWindow {
 		hi = max(hi, window)
@@ -503,6 +521,33 @@ func contextSVG(cs *analysis.ContextSeries, title string) (string, string) {
 	for i := range px {
 		px[i] = xs.at(float64(i))
 	}
+	counts := contextRecorded(g, cs, px, ys)
+	for _, ss := range cs.Strategies {
+		contextStrategy(g, &ss, px, ys)
+		counts = append(counts, fmt.Sprintf("%s %d", ss.Strategy, len(ss.Compactions)))
+	}
+	return g.String(), strings.Join(counts, ", ")
+}
+
+// contextRange is the largest context, recorded or simulated, and the
+// largest window of the series.
+func contextRange(cs *analysis.ContextSeries) (hi, window float64) {
+	for _, v := range cs.Real {
+		hi = max(hi, float64(v))
+	}
+	for _, ss := range cs.Strategies {
+		for _, v := range ss.Prompt {
+			hi = max(hi, float64(v))
+		}
+		window = max(window, float64(ss.Window))
+	}
+	return hi, window
+}
+
+// contextRecorded draws the recorded context and its unrecorded drops, and
+// returns the drops' legend entry (if any).
+func contextRecorded(g *svgDoc, cs *analysis.ContextSeries, px []float64, ys scale) []string {
+	n := len(px)
 	real := make([]float64, n)
 	hasReal := false
 	for i, v := range cs.Real {
@@ -527,52 +572,42 @@ func contextSVG(cs *analysis.ContextSeries, title string) (string, string) {
 	if len(cs.Drops) > 0 {
 		counts = append(counts, "▼ "+plural(len(cs.Drops), "unrecorded drop")+" (real context fell, no compaction recorded)")
 	}
-	for _, ss := range cs.Strategies {
-		col := colour(strategyIndex(ss.Strategy))
-		py := make([]float64, n)
-		for i, v := range ss.Prompt {
-			py[i] = ys.at(float64(v))
-		}
-		g.raw(fmt.Sprintf(`<g data-s="%s">`, esc(ss.Strategy)))
-		g.path(px, py, ss.Strategy+": simulated prompt", "class", "mark", "stroke", col, "stroke-width", "1.6")
-		r := 3.0
-		if len(ss.Compactions) > n/8 {
-			r = 1.8 // a strategy that compacts at most calls: small dots
-		}
-		for k, c := range ss.Compactions {
-			if c < 0 || int(c) >= n {
-				continue
-			}
-			tip := fmt.Sprintf("%s: compaction before call %d → prompt %s tokens", ss.Strategy, c, compact(float64(ss.Prompt[c])))
-			if k < len(ss.Reasons) {
-				tip += " (" + ss.Reasons[k] + ")"
-			}
-			g.circle(px[c], py[c], r, tip, "class", "mark", "fill", col, "stroke", "#fff", "stroke-width", "0.6")
-		}
-		g.raw("</g>")
-		counts = append(counts, fmt.Sprintf("%s %d", ss.Strategy, len(ss.Compactions)))
+	return counts
+}
+
+// contextStrategy draws one strategy's simulated prompt and its
+// compactions.
+func contextStrategy(g *svgDoc, ss *analysis.StrategySeries, px []float64, ys scale) {
+	n := len(px)
+	col := colour(strategyIndex(ss.Strategy))
+	py := make([]float64, n)
+	for i, v := range ss.Prompt {
+		py[i] = ys.at(float64(v))
 	}
-	return g.String(), strings.Join(counts, ", ")
+	g.raw(fmt.Sprintf(`<g data-s="%s">`, esc(ss.Strategy)))
+	g.path(px, py, ss.Strategy+": simulated prompt", "class", "mark", "stroke", col, "stroke-width", "1.6")
+	r := 3.0
+	if len(ss.Compactions) > n/8 {
+		r = 1.8 // a strategy that compacts at most calls: small dots
+	}
+	for k, c := range ss.Compactions {
+		if c < 0 || int(c) >= n {
+			continue
+		}
+		tip := fmt.Sprintf("%s: compaction before call %d → prompt %s tokens", ss.Strategy, c, compact(float64(ss.Prompt[c])))
+		if k < len(ss.Reasons) {
+			tip += " (" + ss.Reasons[k] + ")"
+		}
+		g.circle(px[c], py[c], r, tip, "class", "mark", "fill", col, "stroke", "#fff", "stroke-width", "0.6")
+	}
+	g.raw("</g>")
 }
 
 // anchorsChart: per rule set, each rule's matched turns (light) and fires
 // (solid), with its precision and recall.
 func anchorsChart(b *strings.Builder, s *Summary) {
 	const title = "Anchors per rule"
-	rows := analysis.RuleRows(&s.anchorTally)
-	var rules []analysis.RuleRow
-	top := 0.0
-	for _, r := range rows {
-		if r.Scope == "rule" || r.Scope == "synthetic" || r.Scope == "set" {
-			rules = append(rules, r)
-			if r.Scope != "set" {
-				top = max(top, float64(r.Fires))
-				if r.Matches != nil {
-					top = max(top, float64(*r.Matches))
-				}
-			}
-		}
-	}
+	rules, top := chartedRules(s)
 	if len(rules) == 0 {
 		noData(b, "anchors-per-rule", title, "no anchor analysis in this run")
 		return
@@ -588,44 +623,66 @@ func anchorsChart(b *strings.Builder, s *Summary) {
 	for _, r := range rules {
 		if r.Scope == "set" {
 			g.text(4, y+9, "start", fmt.Sprintf("%s (threshold %s): %d anchors on %d turns", r.RuleSet, FormatFloat(r.Threshold), r.Fires, r.TurnsEvaluated), "class", "title")
-			y += RH
-			continue
+		} else {
+			ruleBar(g, &r, xs, y, RH, L, BW)
 		}
-		name := r.Rule
-		if r.BelowThreshold {
-			name += " (below threshold)"
-		}
-		g.text(L-8, y+9, "end", name, "class", ifTrue(r.BelowThreshold, "muted"))
-		matches := int64(-1)
-		if r.Matches != nil {
-			matches = *r.Matches
-			if matches > 0 {
-				g.rect(xs.at(0), y, xs.at(float64(matches))-xs.at(0), RH-5,
-					fmt.Sprintf("%s/%s: conditions held on %d turns", r.RuleSet, r.Rule, matches), "class", "mark", "fill", "#c9d7ea")
-			}
-		}
-		fill := "#2a5d9f"
-		if r.Scope == "synthetic" {
-			fill = "#b07aa1"
-		}
-		if r.Fires > 0 {
-			g.rect(xs.at(0), y+3, xs.at(float64(r.Fires))-xs.at(0), RH-11,
-				fmt.Sprintf("%s/%s: fired on %d turns", r.RuleSet, r.Rule, r.Fires), "class", "mark", "fill", fill)
-		}
-		label := fmt.Sprintf("%d fired", r.Fires)
-		if matches >= 0 {
-			label += fmt.Sprintf(" / %d matched", matches)
-		}
-		if sc := ruleScores(r); sc != "" {
-			label += " · " + sc
-		}
-		g.text(L+BW+8, y+9, "start", label)
 		y += RH
 	}
 	figure(b, "anchors-per-rule", g.String(), "", "<b>"+title+"</b>: light bars count the turns where a rule's conditions "+
 		"held, dark bars the turns where it fired (the first rule that holds and whose confidence reaches the set's "+
 		"threshold wins the turn); the synthetic row is the fallback anchor. P and R are against gold labels when the "+
 		"corpus has them, else against evidence labels.")
+}
+
+// chartedRules are the rules table's set, rule and synthetic rows, and the
+// largest count a bar shows.
+func chartedRules(s *Summary) (rules []analysis.RuleRow, top float64) {
+	for _, r := range analysis.RuleRows(s.AnchorTally()) {
+		if r.Scope == "rule" || r.Scope == "synthetic" || r.Scope == "set" {
+			rules = append(rules, r)
+			if r.Scope != "set" {
+				top = max(top, float64(r.Fires))
+				if r.Matches != nil {
+					top = max(top, float64(*r.Matches))
+				}
+			}
+		}
+	}
+	return rules, top
+}
+
+// ruleBar draws one rule's row at height y: its name, the turns its
+// conditions held (light) and fired (dark), and the counts with its scores.
+func ruleBar(g *svgDoc, r *analysis.RuleRow, xs scale, y, rowH, left, barW float64) {
+	name := r.Rule
+	if r.BelowThreshold {
+		name += " (below threshold)"
+	}
+	g.text(left-8, y+9, "end", name, "class", ifTrue(r.BelowThreshold, "muted"))
+	matches := int64(-1)
+	if r.Matches != nil {
+		matches = *r.Matches
+		if matches > 0 {
+			g.rect(xs.at(0), y, xs.at(float64(matches))-xs.at(0), rowH-5,
+				fmt.Sprintf("%s/%s: conditions held on %d turns", r.RuleSet, r.Rule, matches), "class", "mark", "fill", "#c9d7ea")
+		}
+	}
+	fill := "#2a5d9f"
+	if r.Scope == "synthetic" {
+		fill = "#b07aa1"
+	}
+	if r.Fires > 0 {
+		g.rect(xs.at(0), y+3, xs.at(float64(r.Fires))-xs.at(0), rowH-11,
+			fmt.Sprintf("%s/%s: fired on %d turns", r.RuleSet, r.Rule, r.Fires), "class", "mark", "fill", fill)
+	}
+	label := fmt.Sprintf("%d fired", r.Fires)
+	if matches >= 0 {
+		label += fmt.Sprintf(" / %d matched", matches)
+	}
+	if sc := ruleScores(*r); sc != "" {
+		label += " · " + sc
+	}
+	g.text(left+barW+8, y+9, "start", label)
 }
 
 // ifTrue is s when cond holds, else "" (an attribute left out).
@@ -659,7 +716,7 @@ func rulerChart(b *strings.Builder, s *Summary) {
 	var hists []*Histogram
 	top := 0.0
 	for _, name := range tokens.Names() {
-		h := s.Rulers.errorHistogram(name)
+		h := s.Rulers.ErrorHistogram(name)
 		if h == nil || h.Total() == 0 {
 			continue
 		}
@@ -712,17 +769,9 @@ func rulerChart(b *strings.Builder, s *Summary) {
 // rulerColours tell the rulers apart in their chart.
 var rulerColours = []string{"#4e79a7", "#f28e2b", "#b07aa1", "#59a14f", "#e15759"}
 
-// plural is "1 compaction", "3 compactions".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
-
 // fitsEverywhere: no session overflowed and no request was invalid.
 func fitsEverywhere(st *StrategyStats) bool {
-	return st.OverflowRuns == 0 && st.OrphanResults+st.DanglingCalls == 0
+	return st.Count(figures.OverflowRuns) == 0 && st.Count(figures.OrphanResults)+st.Count(figures.DanglingCalls) == 0
 }
 
 // verdictHTML writes the verdict: the ranked strategies as an ordered list,

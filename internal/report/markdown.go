@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/compactbench/compactbench/internal/aggregate"
 )
 
 // topProblems is how many problem classes the reports list.
@@ -17,26 +19,47 @@ const topProblems = 10
 func WriteMarkdown(w io.Writer, s *Summary, d *ReportData) error {
 	b := &strings.Builder{}
 	b.WriteString("# compactbench report\n\n")
-	if v := s.Verdict; len(v.Ranked)+len(v.Others) > 0 {
-		b.WriteString("## Verdict\n\n")
-		if v.Note != "" {
-			fmt.Fprintf(b, "%s Fit every session: %s.\n", v.Note, strings.Join(lineIDs(v.Ranked), ", "))
-		} else if len(v.Ranked) == 0 {
-			b.WriteString("No strategy kept every session inside its window.\n")
-		} else {
-			b.WriteString("Kept every session inside its window, best first:\n\n")
-			for _, l := range v.Ranked {
-				fmt.Fprintf(b, "%d. **%s**: %s\n", l.Rank, l.Strategy, l.Why)
-			}
-		}
-		if len(v.Others) > 0 {
-			b.WriteString("\nDid not:\n\n")
-			for _, l := range v.Others {
-				fmt.Fprintf(b, "- **%s**: %s\n", l.Strategy, l.Why)
-			}
-		}
-		b.WriteString("\n" + RankingRule + "\n")
+	mdVerdict(b, s.Verdict)
+	mdRunAndCorpus(b, s, d)
+	mdStrategies(b, s)
+	summarizerMarkdown(b, s.Summarizer)
+	mdAnchorsAndRulers(b, s)
+	mdProblems(b, s, d)
+	b.WriteString("\n## Caveats\n\n")
+	for _, c := range caveats(s, d) {
+		b.WriteString("- " + mdText(c) + "\n") // they may name a transcript
 	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdVerdict writes the verdict section (nothing without strategies).
+func mdVerdict(b *strings.Builder, v Verdict) {
+	if len(v.Ranked)+len(v.Others) == 0 {
+		return
+	}
+	b.WriteString("## Verdict\n\n")
+	if v.Note != "" {
+		fmt.Fprintf(b, "%s Fit every session: %s.\n", v.Note, strings.Join(lineIDs(v.Ranked), ", "))
+	} else if len(v.Ranked) == 0 {
+		b.WriteString("No strategy kept every session inside its window.\n")
+	} else {
+		b.WriteString("Kept every session inside its window, best first:\n\n")
+		for _, l := range v.Ranked {
+			fmt.Fprintf(b, "%d. **%s**: %s\n", l.Rank, l.Strategy, l.Why)
+		}
+	}
+	if len(v.Others) > 0 {
+		b.WriteString("\nDid not:\n\n")
+		for _, l := range v.Others {
+			fmt.Fprintf(b, "- **%s**: %s\n", l.Strategy, l.Why)
+		}
+	}
+	b.WriteString("\n" + RankingRule + "\n")
+}
+
+// mdRunAndCorpus writes the run's settings and the corpus totals.
+func mdRunAndCorpus(b *strings.Builder, s *Summary, d *ReportData) {
 	b.WriteString("\n## Run\n\n")
 	meta := runMeta(s, d, mdCode)
 	for _, r := range meta[3:] { // settings: rule files and labels are named by the user
@@ -48,16 +71,25 @@ func WriteMarkdown(w io.Writer, s *Summary, d *ReportData) error {
 	h, rows := corpusGrid(s)
 	mdTable(b, h, rows, "")
 	fmt.Fprintf(b, "\n%d files read; %s.\n", s.Corpus.Files, formatsLine(s))
+}
 
-	if h, rows := strategyGrid(s); len(rows) > 0 {
-		b.WriteString("\n## Strategies\n\n")
-		mdTable(b, h, rows, "")
-		b.WriteString("\n" + strategyLegend + "\n")
-		if line := rereadLine(s); line != "" {
-			b.WriteString("\n" + line + "\n")
-		}
+// mdStrategies writes the strategy table with its legend and the
+// behaviour at recorded compactions.
+func mdStrategies(b *strings.Builder, s *Summary) {
+	h, rows := strategyGrid(s)
+	if len(rows) == 0 {
+		return
 	}
-	summarizerMarkdown(b, s.Summarizer)
+	b.WriteString("\n## Strategies\n\n")
+	mdTable(b, h, rows, "")
+	b.WriteString("\n" + strategyLegend + "\n")
+	if line := rereadLine(s); line != "" {
+		b.WriteString("\n" + line + "\n")
+	}
+}
+
+// mdAnchorsAndRulers writes the rule-set table and the ruler tables.
+func mdAnchorsAndRulers(b *strings.Builder, s *Summary) {
 	if len(s.Anchors) > 0 {
 		b.WriteString("\n## Anchor rule sets\n\n")
 		h, rows := anchorsGrid(s)
@@ -74,25 +106,21 @@ func WriteMarkdown(w io.Writer, s *Summary, d *ReportData) error {
 		mdTable(b, h, rows, "")
 		b.WriteString("\n" + breakdownLegend + "\n")
 	}
+}
 
+// mdProblems writes the most frequent input problems.
+func mdProblems(b *strings.Builder, s *Summary, d *ReportData) {
 	b.WriteString("\n## Input problems\n\n")
 	if s.Corpus.Problems == 0 {
 		b.WriteString("None: every line was read or ignored by type.\n")
-	} else {
-		fmt.Fprintf(b, "%d problems (each is a row of `problems`, with file and line); the most frequent kinds:\n\n", s.Corpus.Problems)
-		h, rows := problemsGrid(d)
-		for _, r := range rows {
-			r[1], r[2] = mdText(r[1]), mdText(r[2]) // input text: reasons and paths
-		}
-		mdTable(b, h, rows, "rll")
+		return
 	}
-
-	b.WriteString("\n## Caveats\n\n")
-	for _, c := range caveats(s, d) {
-		b.WriteString("- " + mdText(c) + "\n") // they may name a transcript
+	fmt.Fprintf(b, "%d problems (each is a row of `problems`, with file and line); the most frequent kinds:\n\n", s.Corpus.Problems)
+	h, rows := problemsGrid(d)
+	for _, r := range rows {
+		r[1], r[2] = mdText(r[1]), mdText(r[2]) // input text: reasons and paths
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	mdTable(b, h, rows, "rll")
 }
 
 const (
@@ -158,7 +186,7 @@ func caveats(s *Summary, d *ReportData) []string {
 	tok := "Token counts of simulated contexts come from the metric ruler"
 	if metric != "" {
 		tok += " (" + metric + ")"
-		if e := rulerMedian(s, metric); e != nil {
+		if e := aggregate.RulerMedian(s, metric); e != nil {
 			tok += ", whose median error against the API's own counts is " + pct(e) + " on this corpus"
 		}
 	}

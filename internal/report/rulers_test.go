@@ -3,23 +3,9 @@ package report
 import (
 	"strings"
 	"testing"
-)
 
-func TestFamily(t *testing.T) {
-	for in, want := range map[string]string{
-		"claude-opus-4-5-20251101": "claude-opus-4-5",
-		"claude-opus-4-20250514":   "claude-opus-4",
-		"claude-opus-5":            "claude-opus-5",
-		"gpt-4o-2024-08-06":        "gpt-4o-2024-08-06",
-		"gpt-5.4":                  "gpt-5.4",
-		"model-abcdefgh":           "model-abcdefgh",
-		"":                         "(none)",
-	} {
-		if got := family(in); got != want {
-			t.Errorf("family(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
+	"github.com/compactbench/compactbench/internal/analysis"
+)
 
 // TestContextChartMarksDrops: the chosen transcript's unrecorded drops are
 // drawn on the real-context line, with a legend entry.
@@ -42,4 +28,9 @@ func TestContextChartMarksDrops(t *testing.T) {
 	if strings.Contains(b.String(), "unrecorded drop") {
 		t.Error("a drop marker without drops")
 	}
+}
+
+// result is a result with a context series of calls calls.
+func result(id, path string, calls int) *analysis.Result {
+	return &analysis.Result{Series: &analysis.ContextSeries{TranscriptID: id, Path: path, Real: make([]int64, calls)}}
 }

@@ -167,9 +167,6 @@ func compact(v float64) string {
 
 func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
 
-// pctLabel formats a fraction as a whole percentage (axes and text).
-func pctLabel(v float64) string { return strconv.FormatFloat(100*v, 'f', 0, 64) + "%" }
-
 // palette colours series; strategies and rulers keep their index's colour
 // whichever of them a run has.
 var palette = []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#1b9e77", "#7570b3", "#d95f02"}

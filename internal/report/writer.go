@@ -157,7 +157,7 @@ func NewWriter(opts Options) (*Writer, error) {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	w := &Writer{final: final, dir: tmp, formats: opts.Formats, sum: newSummary(opts.Meta)}
+	w := &Writer{final: final, dir: tmp, formats: opts.Formats, sum: *NewSummary(opts.Meta)}
 	opts.Dir = tmp
 	if opts.Formats.Markdown || opts.Formats.HTML {
 		w.data = NewReportData(opts.ReportTranscript, opts.Settings)
@@ -177,7 +177,7 @@ func NewWriter(opts Options) (*Writer, error) {
 func (w *Writer) AddFile(results []*analysis.Result) error {
 	w.sum.Corpus.Files++
 	for _, r := range results {
-		w.sum.add(r)
+		w.sum.Add(r)
 		if w.data != nil {
 			w.data.Add(r)
 		}
@@ -231,7 +231,7 @@ func (w *Writer) close() (*Summary, error) {
 			return nil, err
 		}
 	}
-	w.sum.finish()
+	w.sum.Finish()
 	if w.formats.JSON {
 		data, err := json.MarshalIndent(&w.sum, "", "  ")
 		if err != nil {

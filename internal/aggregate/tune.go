@@ -1,10 +1,12 @@
-package report
+package aggregate
 
 import (
-	"io"
+	"reflect"
+	"strings"
 
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/compaction"
+	"github.com/compactbench/compactbench/internal/figures"
 )
 
 // NewSummary starts an aggregate without files (tune keeps one per
@@ -72,13 +74,13 @@ func TuneRows(setting int, params func(strategy, ruleSet string) string, s *Summ
 		if st == nil {
 			continue
 		}
-		r := TuneRow{Setting: int64(setting), Params: params(spec.ID, rulesOf[spec.ID]), Strategy: spec.ID, Compactions: st.Compactions,
-			Overflows: st.Overflows, InvalidContexts: st.OrphanResults + st.DanglingCalls,
-			MedianCompression: st.MedianCompression, NeedRecall: st.NeedRecall, CostRatio: st.CostRatio,
-			SyntheticAnchorRate: st.SyntheticAnchorRate}
+		r := TuneRow{Setting: int64(setting), Params: params(spec.ID, rulesOf[spec.ID]), Strategy: spec.ID, Compactions: st.Count(figures.Compactions),
+			Overflows: st.Count(figures.Overflows), InvalidContexts: st.Count(figures.OrphanResults) + st.Count(figures.DanglingCalls),
+			MedianCompression: st.Value(figures.MedianCompression), NeedRecall: st.Value(figures.NeedRecall), CostRatio: st.Value(figures.CostRatio),
+			SyntheticAnchorRate: st.Value(figures.SyntheticAnchorRate)}
 		if name := rulesOf[spec.ID]; name != "" {
 			used[name] = true
-			if rs := ruleSet(s, name); rs != nil {
+			if rs := RuleSet(s, name); rs != nil {
 				fillAnchors(&r, rs)
 			} else {
 				r.RuleSet = name
@@ -125,38 +127,68 @@ func tuneGroup(r *TuneRow) string {
 }
 
 // MarkPareto sets Pareto on the rows of each group (a strategy, or a rule
-// set without one) that no other row of the group dominates: at least as
-// good on F1, median compression and need recall, and better on one. A
-// missing figure counts as worse than any value.
+// set without one) that no other row of the group dominates on the
+// registry's Pareto objectives (F1, median compression, need recall): at
+// least as good on each, and better on one. A missing figure counts as
+// worse than any value.
 func MarkPareto(rows []TuneRow) {
-	obj := func(r *TuneRow) [3]float64 {
-		v := func(p *float64) float64 {
-			if p == nil {
-				return -1e308
+	objs := figures.ParetoObjectives()
+	obj := func(r *TuneRow) []float64 {
+		out := make([]float64, len(objs))
+		for k := range objs {
+			out[k] = -1e308
+			if p := r.figure(objs[k].Tune); p != nil {
+				out[k] = *p
+				if objs[k].Better == figures.Lower {
+					out[k] = -*p
+				}
 			}
-			return *p
 		}
-		return [3]float64{v(r.F1), v(r.MedianCompression), v(r.NeedRecall)}
+		return out
 	}
 	for i := range rows {
 		a := obj(&rows[i])
 		rows[i].Pareto = true
 		for j := range rows {
-			if i == j || tuneGroup(&rows[i]) != tuneGroup(&rows[j]) {
-				continue
-			}
-			b := obj(&rows[j])
-			geq, gt := true, false
-			for k := range a {
-				geq = geq && b[k] >= a[k]
-				gt = gt || b[k] > a[k]
-			}
-			if geq && gt {
+			if i != j && tuneGroup(&rows[i]) == tuneGroup(&rows[j]) && dominates(obj(&rows[j]), a) {
 				rows[i].Pareto = false
 				break
 			}
 		}
 	}
+}
+
+// dominates reports whether b is at least as good as a everywhere and
+// better somewhere.
+func dominates(b, a []float64) bool {
+	geq, gt := true, false
+	for k := range a {
+		geq = geq && b[k] >= a[k]
+		gt = gt || b[k] > a[k]
+	}
+	return geq && gt
+}
+
+// tuneColumns maps a tune column (its json name) to its field.
+var tuneColumns = func() map[string]int {
+	m := map[string]int{}
+	t := reflect.TypeFor[TuneRow]()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		m[name] = i
+	}
+	return m
+}()
+
+// figure is the row's value of a *float64 tune column (nil: undefined or
+// no such column).
+func (r *TuneRow) figure(column string) *float64 {
+	i, ok := tuneColumns[column]
+	if !ok {
+		return nil
+	}
+	p, _ := reflect.ValueOf(r).Elem().Field(i).Interface().(*float64)
+	return p
 }
 
 // DedupTune keeps the first row of each strategy (or rule set) and
@@ -195,40 +227,4 @@ func SortTune(rows []TuneRow) []TuneRow {
 		}
 	}
 	return out
-}
-
-// TuneTable renders the tune rows for the terminal.
-func TuneTable(w io.Writer, rows []TuneRow) error {
-	header := []string{"setting", "strategy", "rule set", "thr", "labels", "P", "R", "F1", "synthetic (set)", "synthetic (events)",
-		"compactions", "median compression", "need recall", "cost (fit)", "invalid", "overflows", "front"}
-	var out [][]string
-	for i := range rows {
-		r := &rows[i]
-		thr := "-"
-		if r.Threshold != nil {
-			thr = FormatFloat(*r.Threshold)
-		}
-		strategy, comp := r.Strategy, itoa(r.Compactions)
-		if strategy == "" {
-			strategy, comp = "(rule set only)", "-"
-		}
-		front := ""
-		if r.Pareto {
-			front = "*"
-		}
-		params := r.Params
-		if params == "" {
-			params = "(not swept)"
-		}
-		out = append(out, []string{params, strategy, dash(r.RuleSet), thr, dash(r.Labels), ratio(r.Precision), ratio(r.Recall),
-			ratio(r.F1), pct(r.SetSyntheticRate), pct(r.SyntheticAnchorRate), comp, pct(r.MedianCompression), pct(r.NeedRecall), ratio(r.CostRatio), itoa(r.InvalidContexts), itoa(r.Overflows), front})
-	}
-	return RenderLeft(w, header, out, 0)
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -1,4 +1,4 @@
-package report
+package aggregate
 
 import (
 	"github.com/compactbench/compactbench/internal/analysis"
@@ -53,6 +53,10 @@ type Summary struct {
 	overfull      int64
 	overfullFirst string
 }
+
+// AnchorTally is the anchor counts over every result (the rules table and
+// the anchors chart read it).
+func (s *Summary) AnchorTally() *anchors.Tally { return &s.anchorTally }
 
 // Overfull is how many replayed transcripts had a fixed overhead at or
 // above the window (analysis.Result.OverheadFillsWindow: every call of

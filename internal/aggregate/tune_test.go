@@ -1,9 +1,11 @@
-package report
+package aggregate
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/compactbench/compactbench/internal/figures"
 )
 
 // TestMarkPareto: within a strategy, a setting is on the front unless
@@ -34,8 +36,8 @@ func TestMarkPareto(t *testing.T) {
 
 func TestTuneRows(t *testing.T) {
 	s := &Summary{Strategies: Strategies{
-		"codelet": &StrategyStats{Compactions: 3, OrphanResults: 1, DanglingCalls: 2, MedianCompression: fp(0.7)},
-		"mask":    &StrategyStats{Compactions: 9},
+		"codelet": statsOf(map[string]*float64{figures.Compactions: fp(3), figures.OrphanResults: fp(1), figures.DanglingCalls: fp(2), figures.MedianCompression: fp(0.7)}),
+		"mask":    statsOf(map[string]*float64{figures.Compactions: fp(9)}),
 	}, Anchors: []RuleSetSummary{
 		{Name: "codelet", Threshold: 0.8, Anchors: 4, Gold: &LabelScores{LabelledTurns: 10, F1: fp(0.5)}, Evidence: &LabelScores{F1: fp(0.2)}},
 		{Name: "tuned", Threshold: 0.7, SyntheticRate: fp(0.25), Evidence: &LabelScores{LabelledTurns: 3, Precision: fp(1), F1: fp(0.4)}},
@@ -72,7 +74,7 @@ func TestTuneRows(t *testing.T) {
 // TestDedupTune: a strategy the sweep does not touch (its params are the
 // same in every setting) keeps one row.
 func TestDedupTune(t *testing.T) {
-	s := &Summary{Strategies: Strategies{"mask": &StrategyStats{Compactions: 9}, "codelet": &StrategyStats{}}}
+	s := &Summary{Strategies: Strategies{"mask": statsOf(map[string]*float64{figures.Compactions: fp(9)}), "codelet": &StrategyStats{}}}
 	var rows []TuneRow
 	for i, keep := range []string{"mask.keep=2", "mask.keep=5", "mask.keep=2"} {
 		rows = append(rows, TuneRows(i+1, func(strategy, _ string) string {

@@ -1,21 +1,31 @@
-package report
+package aggregate
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/compactbench/compactbench/internal/figures"
 	"github.com/compactbench/compactbench/internal/tokens"
 )
 
 func fp(v float64) *float64 { return &v }
+
+// stats is a strategy aggregate with the given figures set.
+func stats(vals map[string]float64) *StrategyStats {
+	st := &StrategyStats{}
+	for k, v := range vals {
+		st.Set(k, fp(v))
+	}
+	return st
+}
 
 // gateSummary is a small summary with one strategy, one ruler and one rule
 // set.
 func gateSummary() *Summary {
 	return &Summary{SchemaVersion: SchemaVersion, Meta: Meta{Tool: "compactbench", ConfigHash: "h1", Inputs: []string{"corpora/"}},
 		Corpus: Corpus{Totals: Totals{Transcripts: 3, Lines: 10}},
-		Strategies: Strategies{"window": &StrategyStats{NeedRecall: fp(0.50), MedianCompression: fp(0.80),
-			LowCompressionShare: fp(0.10), IntentKeptShare: fp(1), CostRatio: fp(0.9), Overflows: 2}},
+		Strategies: Strategies{"window": stats(map[string]float64{figures.NeedRecall: 0.50, figures.MedianCompression: 0.80,
+			figures.LowCompressionShare: 0.10, figures.IntentKeptShare: 1, figures.CostRatio: 0.9, figures.Overflows: 2})},
 		Rulers: &Rulers{Measured: map[string]*RulerErrors{"calibrated": {Calls: tokens.ErrStats{N: 5, Median: 0.02, P95: 0.1}}}},
 		Anchors: []RuleSetSummary{{Name: "tuned", Hash: "a", Gold: &LabelScores{F1: fp(0.8)},
 			Evidence: &LabelScores{F1: fp(0.6)}}},
@@ -50,18 +60,18 @@ func TestGateTolerances(t *testing.T) {
 		change     func(s *Summary)
 		pass       bool
 	}{
-		{"need_recall", "window", func(s *Summary) { s.Strategies["window"].NeedRecall = fp(0.48) }, true}, // drop 0.02: allowed
-		{"need_recall", "window", func(s *Summary) { s.Strategies["window"].NeedRecall = fp(0.47) }, false},
-		{"need_recall", "window", func(s *Summary) { s.Strategies["window"].NeedRecall = fp(0.99) }, true}, // better
-		{"low_compression_share", "window", func(s *Summary) { s.Strategies["window"].LowCompressionShare = fp(0.15) }, true},
-		{"low_compression_share", "window", func(s *Summary) { s.Strategies["window"].LowCompressionShare = fp(0.16) }, false},
-		{"low_compression_share", "window", func(s *Summary) { s.Strategies["window"].LowCompressionShare = fp(0) }, true},
-		{"orphan_results", "window", func(s *Summary) { s.Strategies["window"].OrphanResults = 1 }, false},
-		{"dangling_calls", "window", func(s *Summary) { s.Strategies["window"].DanglingCalls = 1 }, false},
-		{"overflows", "window", func(s *Summary) { s.Strategies["window"].Overflows = 3 }, false},
-		{"overflows", "window", func(s *Summary) { s.Strategies["window"].Overflows = 1 }, true},
-		{"cost_ratio", "window", func(s *Summary) { s.Strategies["window"].CostRatio = fp(0.96) }, false},
-		{"need_recall", "window", func(s *Summary) { s.Strategies["window"].NeedRecall = nil }, false}, // lost
+		{"need_recall", "window", func(s *Summary) { s.Strategies["window"].Set(figures.NeedRecall, fp(0.48)) }, true}, // drop 0.02: allowed
+		{"need_recall", "window", func(s *Summary) { s.Strategies["window"].Set(figures.NeedRecall, fp(0.47)) }, false},
+		{"need_recall", "window", func(s *Summary) { s.Strategies["window"].Set(figures.NeedRecall, fp(0.99)) }, true}, // better
+		{"low_compression_share", "window", func(s *Summary) { s.Strategies["window"].Set(figures.LowCompressionShare, fp(0.15)) }, true},
+		{"low_compression_share", "window", func(s *Summary) { s.Strategies["window"].Set(figures.LowCompressionShare, fp(0.16)) }, false},
+		{"low_compression_share", "window", func(s *Summary) { s.Strategies["window"].Set(figures.LowCompressionShare, fp(0)) }, true},
+		{"orphan_results", "window", func(s *Summary) { s.Strategies["window"].Set(figures.OrphanResults, fp(1)) }, false},
+		{"dangling_calls", "window", func(s *Summary) { s.Strategies["window"].Set(figures.DanglingCalls, fp(1)) }, false},
+		{"overflows", "window", func(s *Summary) { s.Strategies["window"].Set(figures.Overflows, fp(3)) }, false},
+		{"overflows", "window", func(s *Summary) { s.Strategies["window"].Set(figures.Overflows, fp(1)) }, true},
+		{"cost_ratio", "window", func(s *Summary) { s.Strategies["window"].Set(figures.CostRatio, fp(0.96)) }, false},
+		{"need_recall", "window", func(s *Summary) { s.Strategies["window"].Set(figures.NeedRecall, nil) }, false}, // lost
 		{"ruler_median_error", "calibrated", func(s *Summary) { s.Rulers.Measured["calibrated"].Calls.Median = 0.03 }, true},
 		{"ruler_median_error", "calibrated", func(s *Summary) { s.Rulers.Measured["calibrated"].Calls.Median = 0.031 }, false},
 		{"gold_f1", "tuned", func(s *Summary) { s.Anchors[0].Gold.F1 = fp(0.779) }, false},
@@ -103,9 +113,9 @@ func TestGateMissingAndNew(t *testing.T) {
 	}
 	// A figure null in the baseline and set now is new, not a regression.
 	base := gateSummary()
-	base.Strategies["window"].SyntheticAnchorRate = nil
+	base.Strategies["window"].Set(figures.SyntheticAnchorRate, nil)
 	cur = gateSummary()
-	cur.Strategies["window"].SyntheticAnchorRate = fp(1)
+	cur.Strategies["window"].Set(figures.SyntheticAnchorRate, fp(1))
 	if c := find(Gate(base, cur, DefaultTolerances()), "synthetic_anchor_rate", "window"); !c.Pass || c.Note != "new" {
 		t.Errorf("new figure: %+v", c)
 	}
@@ -120,8 +130,8 @@ func TestToleranceOverrides(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur := gateSummary()
-	cur.Strategies["window"].NeedRecall = fp(0.41)
-	cur.Strategies["window"].Overflows = 50
+	cur.Strategies["window"].Set(figures.NeedRecall, fp(0.41))
+	cur.Strategies["window"].Set(figures.Overflows, fp(50))
 	g := Gate(gateSummary(), cur, tol)
 	if g.Failures() != 0 || find(g, "overflows", "window") != nil {
 		t.Errorf("overrides ignored: %d failures", g.Failures())
@@ -178,4 +188,14 @@ func TestReadSummary(t *testing.T) {
 			t.Errorf("%s accepted", bad)
 		}
 	}
+}
+
+// statsOf is a strategy aggregate with the given figures set (nil:
+// undefined).
+func statsOf(vals map[string]*float64) *StrategyStats {
+	st := &StrategyStats{}
+	for k, v := range vals {
+		st.Set(k, v)
+	}
+	return st
 }

@@ -1,11 +1,9 @@
-package report
+package aggregate
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -14,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/compactbench/compactbench/internal/compaction"
+	"github.com/compactbench/compactbench/internal/figures"
 	"github.com/compactbench/compactbench/internal/tokens"
 )
 
@@ -32,21 +31,17 @@ type GateFigure struct {
 	Doc     string
 }
 
-// GateFigures are the gated figures, in report order.
-var GateFigures = []GateFigure{
-	{"need_recall", "strategy", true, false, 0.02, "pooled need recall of the strategy's compactions"},
-	{"median_compression", "strategy", true, false, 0.05, "median compression ratio of its events"},
-	{"low_compression_share", "strategy", false, false, 0.05, "share of its events under 60 % compression"},
-	{"intent_kept_share", "strategy", true, false, 0.02, "share of events that keep the last user intent"},
-	{"synthetic_anchor_rate", "strategy", false, false, 0.05, "share of anchored events that fell back to a synthetic anchor"},
-	{"cost_ratio", "strategy", false, false, 0.05, "simulated bill with the strategy over without"},
-	{"orphan_results", "strategy", false, true, 0, "tool results whose call it dropped (invalid requests)"},
-	{"dangling_calls", "strategy", false, true, 0, "tool calls whose result it dropped (invalid requests)"},
-	{"overflows", "strategy", false, true, 0, "calls whose prompt exceeded the window"},
-	{"ruler_median_error", "ruler", false, false, 0.01, "median |err| of the ruler over recorded calls"},
-	{"gold_f1", "rule set", true, false, 0.02, "F1 of the rule set against gold labels"},
-	{"evidence_f1", "rule set", true, false, 0.02, "F1 of the rule set against evidence labels"},
-	{"problems", "corpus", false, true, 0, "input problems"},
+// GateFigures are the gated figures, in report order: the figures
+// registry's gated figures.
+var GateFigures = gateFigures()
+
+func gateFigures() []GateFigure {
+	var out []GateFigure
+	for _, f := range figures.Gated() {
+		out = append(out, GateFigure{Name: f.Name, Scope: string(f.Scope), HigherBetter: f.HigherBetter(),
+			Count: f.Count(), Default: f.Gate.Tolerance, Doc: f.Caption})
+	}
+	return out
 }
 
 func gateFigure(name string) (GateFigure, bool) {
@@ -267,103 +262,133 @@ func ReadSummary(data []byte, origin string) (*Summary, error) {
 // gateEps absorbs float noise in the comparison.
 const gateEps = 1e-9
 
-// Gate compares current with baseline under the tolerances.
+// Gate compares current with baseline under the tolerances: per strategy,
+// per ruler, per rule set and for the corpus, then notes what else differs.
 func Gate(baseline, current *Summary, tol *Tolerances) *GateResult {
-	g := &GateResult{}
-	check := func(f GateFigure, of, strategy string, b, c *float64) {
-		allowed, on := tol.For(strategy, f.Name)
-		if !on {
-			return
-		}
-		ch := GateCheck{Figure: f, Of: of, Baseline: b, Current: c, Allowed: allowed, Pass: true}
-		switch {
-		case b == nil && c == nil:
-			ch.Note = "n/a in both"
-		case b == nil:
-			ch.Note = "new"
-		case c == nil:
-			ch.Pass, ch.Note = false, "missing in the current run"
-		default:
-			ch.Pass = *ch.Worsening() <= allowed+gateEps
-		}
-		g.Checks = append(g.Checks, ch)
-	}
-	missing := func(scope, of string) {
-		g.Checks = append(g.Checks, GateCheck{Figure: GateFigure{Name: scope, Scope: scope}, Of: of, Note: "missing in the current run", Missing: true})
-	}
+	g := &gater{GateResult: &GateResult{}, tol: tol}
+	g.strategies(baseline, current)
+	g.rulers(baseline, current)
+	g.ruleSets(baseline, current)
+	pf, _ := gateFigure(figures.Problems)
+	bp, cp := float64(baseline.Corpus.Problems), float64(current.Corpus.Problems)
+	g.check(pf, "", "", &bp, &cp)
+	g.notes(baseline, current)
+	return g.GateResult
+}
 
-	// Strategies, in compaction.Specs order, then unknown ids sorted.
+// gater collects a gate's checks.
+type gater struct {
+	*GateResult
+	tol *Tolerances
+}
+
+// check compares one figure of one strategy, ruler or rule set (of).
+func (g *gater) check(f GateFigure, of, strategy string, b, c *float64) {
+	allowed, on := g.tol.For(strategy, f.Name)
+	if !on {
+		return
+	}
+	ch := GateCheck{Figure: f, Of: of, Baseline: b, Current: c, Allowed: allowed, Pass: true}
+	switch {
+	case b == nil && c == nil:
+		ch.Note = "n/a in both"
+	case b == nil:
+		ch.Note = "new"
+	case c == nil:
+		ch.Pass, ch.Note = false, "missing in the current run"
+	default:
+		ch.Pass = *ch.Worsening() <= allowed+gateEps
+	}
+	g.Checks = append(g.Checks, ch)
+}
+
+// missing fails a strategy, ruler or rule set the current run lacks.
+func (g *gater) missing(scope, of string) {
+	g.Checks = append(g.Checks, GateCheck{Figure: GateFigure{Name: scope, Scope: scope}, Of: of, Note: "missing in the current run", Missing: true})
+}
+
+func (g *gater) note(format string, args ...any) {
+	g.Notes = append(g.Notes, fmt.Sprintf(format, args...))
+}
+
+// strategies checks every strategy figure, in compaction.Specs order, then
+// unknown ids sorted.
+func (g *gater) strategies(baseline, current *Summary) {
 	for _, id := range orderedStrategies(baseline.Strategies) {
 		b, c := baseline.Strategies[id], current.Strategies[id]
 		if c == nil {
-			missing("strategy", id)
+			g.missing("strategy", id)
 			continue
 		}
 		for _, f := range GateFigures {
-			if f.Scope == "strategy" {
-				check(f, id, id, strategyFigure(b, f.Name), strategyFigure(c, f.Name))
+			if f.Scope == string(figures.Strategy) {
+				g.check(f, id, id, b.Value(f.Name), c.Value(f.Name))
 			}
 		}
 	}
 	for _, id := range orderedStrategies(current.Strategies) {
 		if baseline.Strategies[id] == nil {
-			g.Notes = append(g.Notes, fmt.Sprintf("strategy %s is new in the current run: not gated", id))
+			g.note("strategy %s is new in the current run: not gated", id)
 		}
 	}
+}
 
-	rf, _ := gateFigure("ruler_median_error")
+// rulers checks every ruler's median error.
+func (g *gater) rulers(baseline, current *Summary) {
+	rf, _ := gateFigure(figures.RulerMedianError)
 	for _, name := range rulerNames(baseline) {
-		c := rulerMedian(current, name)
+		c := RulerMedian(current, name)
 		if current.Rulers == nil || current.Rulers.Measured[name] == nil {
-			missing("ruler", name)
+			g.missing("ruler", name)
 			continue
 		}
-		check(rf, name, "", rulerMedian(baseline, name), c)
+		g.check(rf, name, "", RulerMedian(baseline, name), c)
 	}
 	for _, name := range rulerNames(current) {
 		if baseline.Rulers == nil || baseline.Rulers.Measured[name] == nil {
-			g.Notes = append(g.Notes, fmt.Sprintf("ruler %s is new in the current run: not gated", name))
+			g.note("ruler %s is new in the current run: not gated", name)
 		}
 	}
+}
 
-	gf, _ := gateFigure("gold_f1")
-	ef, _ := gateFigure("evidence_f1")
+// ruleSets checks every rule set's F1 against gold and evidence labels.
+func (g *gater) ruleSets(baseline, current *Summary) {
+	gf, _ := gateFigure(figures.GoldF1)
+	ef, _ := gateFigure(figures.EvidenceF1)
 	for _, b := range baseline.Anchors {
-		c := ruleSet(current, b.Name)
+		c := RuleSet(current, b.Name)
 		if c == nil {
-			missing("rule set", b.Name)
+			g.missing("rule set", b.Name)
 			continue
 		}
-		check(gf, b.Name, "", f1(b.Gold), f1(c.Gold))
-		check(ef, b.Name, "", f1(b.Evidence), f1(c.Evidence))
+		g.check(gf, b.Name, "", F1(b.Gold), F1(c.Gold))
+		g.check(ef, b.Name, "", F1(b.Evidence), F1(c.Evidence))
 	}
 	for _, c := range current.Anchors {
-		if ruleSet(baseline, c.Name) == nil {
-			g.Notes = append(g.Notes, fmt.Sprintf("rule set %s is new in the current run: not gated", c.Name))
+		if RuleSet(baseline, c.Name) == nil {
+			g.note("rule set %s is new in the current run: not gated", c.Name)
 		}
 	}
+}
 
-	pf, _ := gateFigure("problems")
-	bp, cp := float64(baseline.Corpus.Problems), float64(current.Corpus.Problems)
-	check(pf, "", "", &bp, &cp)
-
+// notes says what differs between the runs beyond the figures.
+func (g *gater) notes(baseline, current *Summary) {
 	if baseline.Meta.ConfigHash != current.Meta.ConfigHash {
-		g.Notes = append(g.Notes, fmt.Sprintf("config hash differs (baseline %s, current %s): rulers, rule sets, labels or strategy parameters changed",
-			baseline.Meta.ConfigHash, current.Meta.ConfigHash))
+		g.note("config hash differs (baseline %s, current %s): rulers, rule sets, labels or strategy parameters changed",
+			baseline.Meta.ConfigHash, current.Meta.ConfigHash)
 	}
 	if strings.Join(baseline.Meta.Inputs, " ") != strings.Join(current.Meta.Inputs, " ") {
-		g.Notes = append(g.Notes, fmt.Sprintf("inputs differ: baseline %s, current %s", strings.Join(baseline.Meta.Inputs, " "), strings.Join(current.Meta.Inputs, " ")))
+		g.note("inputs differ: baseline %s, current %s", strings.Join(baseline.Meta.Inputs, " "), strings.Join(current.Meta.Inputs, " "))
 	}
 	if baseline.Corpus.Transcripts != current.Corpus.Transcripts || baseline.Corpus.Lines != current.Corpus.Lines {
-		g.Notes = append(g.Notes, fmt.Sprintf("the corpus differs: %d transcripts / %d lines in the baseline, %d / %d now",
-			baseline.Corpus.Transcripts, baseline.Corpus.Lines, current.Corpus.Transcripts, current.Corpus.Lines))
+		g.note("the corpus differs: %d transcripts / %d lines in the baseline, %d / %d now",
+			baseline.Corpus.Transcripts, baseline.Corpus.Lines, current.Corpus.Transcripts, current.Corpus.Lines)
 	}
 	for _, b := range baseline.Anchors {
-		if c := ruleSet(current, b.Name); c != nil && c.Hash != b.Hash {
-			g.Notes = append(g.Notes, fmt.Sprintf("rule set %s changed (source hash %s → %s)", b.Name, b.Hash, c.Hash))
+		if c := RuleSet(current, b.Name); c != nil && c.Hash != b.Hash {
+			g.note("rule set %s changed (source hash %s → %s)", b.Name, b.Hash, c.Hash)
 		}
 	}
-	return g
 }
 
 func orderedStrategies(m Strategies) []string {
@@ -385,31 +410,6 @@ func orderedStrategies(m Strategies) []string {
 	return append(out, rest...)
 }
 
-func strategyFigure(st *StrategyStats, name string) *float64 {
-	count := func(n int64) *float64 { v := float64(n); return &v }
-	switch name {
-	case "need_recall":
-		return st.NeedRecall
-	case "median_compression":
-		return st.MedianCompression
-	case "low_compression_share":
-		return st.LowCompressionShare
-	case "intent_kept_share":
-		return st.IntentKeptShare
-	case "synthetic_anchor_rate":
-		return st.SyntheticAnchorRate
-	case "cost_ratio":
-		return st.CostRatio
-	case "orphan_results":
-		return count(st.OrphanResults)
-	case "dangling_calls":
-		return count(st.DanglingCalls)
-	case "overflows":
-		return count(st.Overflows)
-	}
-	return nil
-}
-
 // rulerNames lists a summary's measured rulers in tokens.Names order.
 func rulerNames(s *Summary) []string {
 	var out []string
@@ -424,7 +424,7 @@ func rulerNames(s *Summary) []string {
 	return out
 }
 
-func rulerMedian(s *Summary, name string) *float64 {
+func RulerMedian(s *Summary, name string) *float64 {
 	if s.Rulers == nil || s.Rulers.Measured[name] == nil {
 		return nil
 	}
@@ -435,7 +435,8 @@ func rulerMedian(s *Summary, name string) *float64 {
 	return &v
 }
 
-func ruleSet(s *Summary, name string) *RuleSetSummary {
+// RuleSet is the named rule set's aggregates, or nil.
+func RuleSet(s *Summary, name string) *RuleSetSummary {
 	for i := range s.Anchors {
 		if s.Anchors[i].Name == name {
 			return &s.Anchors[i]
@@ -444,101 +445,10 @@ func ruleSet(s *Summary, name string) *RuleSetSummary {
 	return nil
 }
 
-func f1(ls *LabelScores) *float64 {
+// F1 is the scores' F1, nil without scores.
+func F1(ls *LabelScores) *float64 {
 	if ls == nil {
 		return nil
 	}
 	return ls.F1
-}
-
-// WriteGateMarkdown writes the verdict as GitHub Markdown: a headline, the
-// runs compared, one table row per figure with ✓ or ✗, and the notes.
-func WriteGateMarkdown(w io.Writer, g *GateResult, baselineName, currentName string, baseline, current *Summary) error {
-	var b bytes.Buffer
-	if n := g.Failures(); n > 0 {
-		fmt.Fprintf(&b, "## compactbench gate: ✗ %d of %d figures regressed\n\n", n, len(g.Checks))
-		var failed []string
-		for _, c := range g.Checks {
-			if c.Pass {
-				continue
-			}
-			what := c.Figure.Name
-			if c.Of != "" {
-				what += " of " + c.Of
-			}
-			if wv := c.Worsening(); wv != nil {
-				what += " (" + signed(*c.Current-*c.Baseline, c.Figure.Count) + ")"
-			} else {
-				what += " (" + c.Note + ")"
-			}
-			failed = append(failed, what)
-		}
-		b.WriteString("Regressed: " + strings.Join(failed, "; ") + ".\n\n")
-	} else {
-		fmt.Fprintf(&b, "## compactbench gate: ✓ no regression in %d figures\n\n", len(g.Checks))
-	}
-	fmt.Fprintf(&b, "Baseline `%s` (%s, config %s); current `%s` (%s, config %s).\n\n",
-		baselineName, versionOf(baseline), baseline.Meta.ConfigHash, currentName, versionOf(current), current.Meta.ConfigHash)
-	var rows [][]string
-	for _, c := range g.Checks {
-		mark := "✓"
-		if !c.Pass {
-			mark = "✗"
-		}
-		allowed := "-"
-		if !c.Missing {
-			word := "rise"
-			if c.Figure.HigherBetter {
-				word = "drop"
-			}
-			if c.Allowed == 0 {
-				allowed = "no " + word
-			} else {
-				allowed = word + " ≤ " + FormatFloat(c.Allowed)
-			}
-		}
-		change := c.Note
-		if wv := c.Worsening(); wv != nil {
-			change = signed(*c.Current-*c.Baseline, c.Figure.Count)
-		}
-		rows = append(rows, []string{mark, c.Figure.Name, c.Of, gateValue(c.Baseline, c.Figure.Count), gateValue(c.Current, c.Figure.Count), change, allowed})
-	}
-	bb := &strings.Builder{}
-	mdTable(bb, []string{"", "figure", "of", "baseline", "current", "change", "allowed"}, rows, "cllrrrl")
-	b.WriteString(bb.String())
-	if len(g.Notes) > 0 {
-		b.WriteString("\nNotes:\n\n")
-		for _, n := range g.Notes {
-			b.WriteString("- " + n + "\n")
-		}
-	}
-	_, err := w.Write(b.Bytes())
-	return err
-}
-
-func versionOf(s *Summary) string { return strings.TrimSpace(s.Meta.Tool + " " + s.Meta.Version) }
-
-func gateValue(v *float64, count bool) string {
-	if v == nil {
-		return "-"
-	}
-	if count {
-		return strconv.FormatFloat(*v, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(*v, 'f', 4, 64)
-}
-
-func signed(v float64, count bool) string {
-	prec := 4
-	if count {
-		prec = 0
-	}
-	s := strconv.FormatFloat(v, 'f', prec, 64)
-	if v > 0 || (v == 0 && !strings.HasPrefix(s, "-")) {
-		s = "+" + s
-	}
-	if strings.Trim(s, "+-0.") == "" {
-		return "0"
-	}
-	return s
 }

@@ -1,6 +1,8 @@
-package report
+package aggregate
 
-import "testing"
+import (
+	"testing"
+)
 
 // FuzzParseTolerances: any tolerances file either fails with an error or
 // parses, never panics.
