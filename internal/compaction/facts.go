@@ -270,7 +270,9 @@ func (ex *extractor) message(m *transcript.Message) []Fact {
 
 // errorLines adds the first line of a failed output and up to limit
 // error-looking lines as facts, and passes every error-looking line to
-// lineFn.
+// lineFn. It searches the text for error words (errorAt) and looks only at
+// the lines that have one: a line's trimming removes no letter, so it looks
+// like an error exactly when it holds an error word.
 func (ex *extractor) errorLines(text string, failed bool, limit int) {
 	if failed {
 		if l := strings.TrimSpace(firstLine(text)); len(l) >= 8 && len(l) <= 300 {
@@ -279,18 +281,22 @@ func (ex *extractor) errorLines(text string, failed bool, limit int) {
 	}
 	n := 0
 	for len(text) > 0 && (n < limit || ex.lineFn != nil) {
-		j := strings.IndexByte(text, '\n')
-		var line string
-		if j < 0 {
-			line, text = text, ""
+		at := errorAt(text)
+		if at < 0 {
+			return
+		}
+		start := strings.LastIndexByte(text[:at], '\n') + 1
+		line := text[start:]
+		if j := strings.IndexByte(line, '\n'); j >= 0 {
+			line, text = line[:j], line[j+1:]
 		} else {
-			line, text = text[:j], text[j+1:]
+			text = ""
 		}
 		if len(line) < 8 {
 			continue
 		}
 		line = strings.TrimSpace(line)
-		if len(line) < 8 || len(line) > 300 || !ex.looksLikeError(line) {
+		if len(line) < 8 || len(line) > 300 {
 			continue
 		}
 		if ex.lineFn != nil {
@@ -303,30 +309,42 @@ func (ex *extractor) errorLines(text string, failed bool, limit int) {
 	}
 }
 
-// looksLikeError reports whether a line names an error (errorWords),
-// ignoring ASCII case, in one pass without copying the line.
-func (ex *extractor) looksLikeError(line string) bool {
-	for i := 0; i < len(line); i++ {
-		switch line[i] | 0x20 {
+// errorLead marks the first letters of the error words, either case.
+var errorLead = func() (t [256]bool) {
+	for _, c := range "etpfETPF" {
+		t[c] = true
+	}
+	return t
+}()
+
+// errorAt is the index of the first error word in s (error, exception,
+// traceback, panic, fatal, fail, ignoring ASCII case), or -1.
+func errorAt(s string) int {
+	for i := 0; i+4 <= len(s); i++ {
+		if !errorLead[s[i]] {
+			continue
+		}
+		w := s[i:]
+		switch s[i] | 0x20 {
 		case 'e':
-			if hasFold(line[i:], "error") || hasFold(line[i:], "exception") {
-				return true
+			if hasFold(w, "error") || hasFold(w, "exception") {
+				return i
 			}
 		case 't':
-			if hasFold(line[i:], "traceback") {
-				return true
+			if hasFold(w, "traceback") {
+				return i
 			}
 		case 'p':
-			if hasFold(line[i:], "panic") {
-				return true
+			if hasFold(w, "panic") {
+				return i
 			}
 		case 'f':
-			if hasFold(line[i:], "fatal") || hasFold(line[i:], "fail") {
-				return true
+			if hasFold(w, "fatal") || hasFold(w, "fail") {
+				return i
 			}
 		}
 	}
-	return false
+	return -1
 }
 
 // hasFold reports whether s starts with the lower-case ASCII word w,

@@ -131,3 +131,50 @@ func TestNeedRecallByHand(t *testing.T) {
 		t.Errorf("file recall %v, want 1: src/auth.go is held as auth.go", ev3.FileRecall)
 	}
 }
+
+// TestErrorLinesMatchesLineScan checks that errorLines, which jumps from
+// error word to error word, finds the lines a plain line-by-line scan finds
+// (every line, trimmed, of 8 to 300 bytes that holds an error word), in
+// order, within the limit.
+func TestErrorLinesMatchesLineScan(t *testing.T) {
+	scan := func(text string, limit int) (facts, lines []string) {
+		for _, line := range strings.Split(text, "\n") {
+			line = strings.TrimSpace(line)
+			if len(line) < 8 || len(line) > 300 || errorAt(line) < 0 {
+				continue
+			}
+			lines = append(lines, line)
+			if len(facts) < limit {
+				facts = append(facts, line)
+			}
+		}
+		return facts, lines
+	}
+	long := strings.Repeat("x", 300)
+	for _, text := range []string{
+		"",
+		"error",
+		"short err\nERROR: the build failed\n  \tTraceback (most recent call last):  \nok\n",
+		"no newline at the end: panic: nil map",
+		"fatal\nFAIL\nFailed to connect\n\n\nexception in thread main\n",
+		"TypeError: x is undefined\r\n" + long + " error\nline with Error and fail twice: error\n",
+		"eeee tttt pppp ffff fai\nfai l\npanicky but fine fatalistic\n",
+		"a\nb\nc\nError at the last line",
+	} {
+		for _, limit := range []int{0, 1, 5} {
+			var ex extractor
+			var got []string
+			ex.lineFn = func(l string) { got = append(got, l) }
+			ex.gen, ex.seen = 1, map[Fact]uint32{}
+			ex.errorLines(text, false, limit)
+			var gotFacts []string
+			for _, f := range ex.out {
+				gotFacts = append(gotFacts, f.Text)
+			}
+			wantFacts, wantLines := scan(text, limit)
+			if strings.Join(got, "\n") != strings.Join(wantLines, "\n") || strings.Join(gotFacts, "\n") != strings.Join(wantFacts, "\n") {
+				t.Errorf("%q limit %d: lines %q facts %q, want %q %q", text, limit, got, gotFacts, wantLines, wantFacts)
+			}
+		}
+	}
+}
