@@ -96,38 +96,14 @@ type FactIndex struct {
 // IndexFacts extracts and indexes the facts of a transcript.
 func IndexFacts(t *transcript.Transcript) *FactIndex {
 	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), ids: map[Fact]int32{}, lines: map[string][]int32{}}
-	var ex extractor
-	var mi int32    // the message being indexed
-	var per []int32 // the facts of every message, in message order
-	start := make([]int, len(t.Messages)+1)
-	ex.lineFn = func(line string) { ix.lines[line] = appendOnce(ix.lines[line], mi) }
-	// One lookup per occurrence: a fact is new to this message when its
-	// list does not end with this message yet (a line fact's list is
-	// replaced by its line's below).
-	ex.emit = func(f Fact) {
-		id, ok := ix.ids[f]
-		if !ok {
-			id = int32(len(ix.facts))
-			ix.ids[f] = id
-			ix.facts = append(ix.facts, f)
-			ix.occ = append(ix.occ, nil)
-		}
-		if l := ix.occ[id]; len(l) == 0 || l[len(l)-1] != mi {
-			ix.occ[id] = append(l, mi)
-			per = append(per, id)
-		}
-	}
-	for i := range t.Messages {
-		mi = int32(i)
-		ex.message(&t.Messages[i])
-		start[i+1] = len(per)
-	}
+	per, start := ix.extractAll(t)
 	for i := range t.Messages {
 		if start[i] < start[i+1] {
 			ix.perMsg[i] = per[start[i]:start[i+1]:start[i+1]]
 		}
 	}
 	n := len(ix.facts)
+	ix.occ = occurrences(per, start, n)
 	ix.base = make([]int32, n)
 	for id := range n {
 		f := ix.facts[id]
@@ -138,6 +114,66 @@ func IndexFacts(t *transcript.Transcript) *FactIndex {
 		ix.base[id] = b
 	}
 	return ix
+}
+
+// extractAll extracts every message's facts, giving each distinct fact an
+// id: per lists the distinct fact ids of every message, in message order,
+// message i's from start[i] to start[i+1]. Lines that can be line facts are
+// indexed in ix.lines.
+func (ix *FactIndex) extractAll(t *transcript.Transcript) (per []int32, start []int) {
+	var ex extractor
+	var mi int32     // the message being indexed
+	var last []int32 // per fact id, the last message it was found in
+	start = make([]int, len(t.Messages)+1)
+	ex.lineFn = func(line string) { ix.lines[line] = appendOnce(ix.lines[line], mi) }
+	// One lookup per occurrence: a fact is new to this message when it
+	// was last found in an earlier one.
+	ex.emit = func(f Fact) {
+		id, ok := ix.ids[f]
+		if !ok {
+			id = int32(len(ix.facts))
+			ix.ids[f] = id
+			ix.facts = append(ix.facts, f)
+			last = append(last, -1)
+		}
+		if last[id] != mi {
+			last[id] = mi
+			per = append(per, id)
+		}
+	}
+	for i := range t.Messages {
+		mi = int32(i)
+		ex.message(&t.Messages[i])
+		start[i+1] = len(per)
+	}
+	return per, start
+}
+
+// occurrences lists, for each of n fact ids, the messages it was found in,
+// ascending, all in one array (per and start as extractAll returns them).
+func occurrences(per []int32, start []int, n int) [][]int32 {
+	at := make([]int32, n+1) // at[id] is where id's list begins in flat
+	for _, id := range per {
+		at[id+1]++
+	}
+	for id := 1; id <= n; id++ {
+		at[id] += at[id-1]
+	}
+	flat := make([]int32, len(per))
+	next := append([]int32(nil), at[:n]...)
+	for i := 0; i+1 < len(start); i++ {
+		for _, id := range per[start[i]:start[i+1]] {
+			flat[next[id]] = int32(i)
+			next[id]++
+		}
+	}
+	occ := make([][]int32, n)
+	for id := range n {
+		if at[id] < at[id+1] {
+			occ[id] = flat[at[id]:at[id+1]:at[id+1]]
+		}
+	}
+	return occ
 }
 
 // intern returns a fact's id, adding the fact when the recording does not
