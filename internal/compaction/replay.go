@@ -165,12 +165,12 @@ type replayer struct {
 
 // newReplayer sets up a replay: the Sim (with the arrays a previous replay
 // of the transcript lent), the run's header and the bill.
-func newReplayer(sh *Shared, id string, st Strategy, opt *Options, overhead int) *replayer {
+func newReplayer(sh *Shared, id string, st Strategy, opt *Options, overhead int) replayer {
 	win, winSource := opt.Models.WindowOf(sh.T, opt.Window)
 	s := &Sim{Shared: sh, Overhead: overhead, Window: win, Metric: opt.Metric, Rulers: opt.Rulers,
 		Override: opt.Window, Summarizer: opt.Summarizer, strip: opt.Models.Lookup(sh.T.Model).StripsThinking, lastPrompt: -1}
 	s.reuse()
-	r := &replayer{sh: sh, id: id, st: st, opt: opt, s: s, stripModel: sh.T.Model, comps: sh.T.Compactions,
+	r := replayer{sh: sh, id: id, st: st, opt: opt, s: s, stripModel: sh.T.Model, comps: sh.T.Compactions,
 		b: bill{p: PriceOf(opt.Prices, opt.Models, sh.T.Model)}}
 	r.rec, r.isRecorded = st.(recordedApplier)
 	r.run = Run{Strategy: id, Calls: len(sh.Calls), Window: win, WindowSource: winSource, Overhead: overhead,
