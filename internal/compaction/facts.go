@@ -457,7 +457,9 @@ func (ex *extractor) words(text string) {
 		key := j+1 < len(text) && text[j] == '"' && text[j+1] == ':'
 		if (pathy || identy) && !key && j-i >= 3 {
 			if pathy {
-				ex.word(text[i:j])
+				if identy || !plainWord(text[i:j]) {
+					ex.word(text[i:j])
+				}
 			} else {
 				ex.ident(text[i:j])
 			}
@@ -506,6 +508,16 @@ var wordClass = func() (t [256]uint8) {
 	}
 	return t
 }()
+
+// plainWord reports whether word can hold no fact when it has no
+// identifier shape (an underscore, or an upper-case letter after a
+// lower-case one): it has no slash or backslash (no path, URL or drive) and
+// no dot but at its end (no file name). Such words ("done.", "Note:") are
+// most of prose's path-like words; word would find nothing in them.
+func plainWord(w string) bool {
+	return strings.IndexByte(w, '/') < 0 && strings.IndexByte(w, '\\') < 0 &&
+		strings.IndexByte(strings.TrimRight(w, ".:?"), '.') < 0
+}
 
 func (ex *extractor) word(w string) {
 	for len(w) > 0 {

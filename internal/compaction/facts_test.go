@@ -178,3 +178,52 @@ func TestErrorLinesMatchesLineScan(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainWordsHoldNoFact checks the shortcut of words: every word of up to
+// five characters over an alphabet of letters, digits and path punctuation
+// that has no identifier shape and is plain (plainWord) yields no fact when
+// word looks at it.
+func TestPlainWordsHoldNoFact(t *testing.T) {
+	const alphabet = "aZgo_.:?/\\9-"
+	var ex extractor
+	ex.seen = map[Fact]uint32{}
+	checked := 0
+	var walk func(w []byte)
+	walk = func(w []byte) {
+		if len(w) >= 3 {
+			var seen, prev uint8
+			for _, c := range w {
+				k := wordClass[c]
+				seen |= k
+				if k&classUpper != 0 && prev&classLower != 0 {
+					seen |= classIdent
+				}
+				prev = k
+			}
+			if seen&classPath != 0 && seen&classIdent == 0 && plainWord(string(w)) {
+				checked++
+				ex.gen++
+				ex.out = nil
+				ex.word(string(w))
+				if len(ex.out) > 0 {
+					t.Fatalf("%q is plain but holds %v", w, ex.out)
+				}
+			}
+		}
+		if len(w) == 5 {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			walk(append(w, alphabet[i]))
+		}
+	}
+	walk(nil)
+	if checked == 0 {
+		t.Fatal("no plain word checked")
+	}
+	for _, w := range []string{"main.go", "a/b.txt", "https://x.io", `C:\x`, "done.", "Note:", "e.g."} {
+		if plainWord(w) != (w == "done." || w == "Note:") {
+			t.Errorf("plainWord(%q) = %v", w, plainWord(w))
+		}
+	}
+}
