@@ -91,9 +91,11 @@ func ratio(num, den int) *float64 {
 // measureScratch is measure's reusable state: stamped slices instead of
 // maps, reset by bumping the stamp.
 type measureScratch struct {
-	stamp                 uint32
-	verbatim, present     []uint32 // by recorded message
-	pos                   []int32  // position in the context, where present
+	stamp    uint32
+	verbatim []uint32 // by recorded message
+	// at is, by recorded message, whether it is present (stamp) and at
+	// which position of the context: one load for pairs' lookups.
+	at                    []stampedPos
 	turnBefore, turnAfter []uint32 // by turn
 	unchanged             []uint32 // by item id (written and modified items)
 	// sameTools caches sameTools per modified item id (items never change
@@ -108,10 +110,20 @@ type measureScratch struct {
 	open  map[string]bool
 }
 
+// stampedPos is a position in the context, valid when stamp is the
+// scratch's current stamp.
+type stampedPos struct {
+	stamp uint32
+	pos   int32
+}
+
+// setAt marks recorded message o present at context position i.
+func (sc *measureScratch) setAt(o, i int) { sc.at[o] = stampedPos{sc.stamp, int32(i)} }
+
 func (s *Sim) scratch(nmsgs, nturns int) *measureScratch {
 	sc := &s.sc
 	if len(sc.verbatim) != nmsgs {
-		sc.verbatim, sc.present, sc.pos = make([]uint32, nmsgs), make([]uint32, nmsgs), make([]int32, nmsgs)
+		sc.verbatim, sc.at = make([]uint32, nmsgs), make([]stampedPos, nmsgs)
 		sc.turnBefore, sc.turnAfter = make([]uint32, nturns), make([]uint32, nturns)
 		sc.open = map[string]bool{}
 	}
@@ -178,7 +190,7 @@ func sameTools(it *Item, want []toolPartner) bool {
 }
 
 // pairs counts orphan results and dangling calls in the context (measure
-// has set present and pos), leaving out the pairs the recording itself
+// has marked where each recorded message is, setAt), leaving out the pairs the recording itself
 // lost. Recorded messages use the precomputed partners; a context holding
 // written tool blocks is checked by id.
 func (sc *measureScratch) pairs(sh *Shared, items []Item) (orphans, dangling int) {
@@ -199,8 +211,11 @@ func (sc *measureScratch) pairs(sh *Shared, items []Item) (orphans, dangling int
 			// A pair inside one message (Codex records some results in
 			// the assistant message that made the call) is valid while
 			// the item keeps both blocks, which sameTools checked.
-			ok := tp.partner == it.Orig || tp.partner >= 0 && sc.present[tp.partner] == sc.stamp &&
-				(tp.result && int(sc.pos[tp.partner]) < i || !tp.result && int(sc.pos[tp.partner]) > i)
+			ok := tp.partner == it.Orig
+			if !ok && tp.partner >= 0 {
+				at := sc.at[tp.partner]
+				ok = at.stamp == sc.stamp && (tp.result && int(at.pos) < i || !tp.result && int(at.pos) > i)
+			}
 			if ok || sh.Lost[tp.id] {
 				continue
 			}
@@ -335,7 +350,7 @@ func (m *measurement) markAfter() {
 			sc.unchanged[it.id] = sc.stamp
 			continue
 		}
-		sc.present[it.Orig], sc.pos[it.Orig] = sc.stamp, int32(i)
+		sc.setAt(it.Orig, i)
 		sc.turnAfter[s.TurnOf[it.Orig]] = sc.stamp
 		if it.Modified {
 			sc.unchanged[it.id] = sc.stamp
