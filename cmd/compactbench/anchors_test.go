@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/anchors"
-	"github.com/compactbench/compactbench/internal/report"
+	"github.com/compactbench/compactbench/internal/plan"
 	"github.com/compactbench/compactbench/internal/testutil"
 )
 
@@ -125,8 +125,12 @@ func BenchmarkRunAnchors(b *testing.B) {
 			out := b.TempDir()
 			cpu := testutil.CPUTime()
 			for i := 0; i < b.N; i++ {
-				opts := runOptions{Paths: []string{corpus}, Jobs: 2, Out: out, Quiet: true, Evidence: "all",
-					Formats: outputFormats{Files: report.Formats{CSV: true, Parquet: true}}, NoAnchors: c.noAnchors}
+				opts := testRunOptions(b, []string{corpus}, out, func(in *plan.Input) {
+					in.Jobs, in.Format = 2, "csv,parquet"
+					if c.noAnchors {
+						in.Anchors.Rules = []string{"none"}
+					}
+				})
 				var sink bytes.Buffer
 				if err := runCommand(context.Background(), opts, &sink, &sink); err != nil {
 					b.Fatal(err)

@@ -8,60 +8,58 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/compactbench/compactbench/internal/exitcode"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-// Exit codes.
+// Exit codes (exitcode's, as ints for os.Exit).
 const (
-	exitOK       = 0
-	exitFailed   = 1 // the command ran and found a failure (--strict problems, a gate regression)
-	exitBadInput = 2 // usage errors and unusable input
-	exitInternal = 3 // a bug: a panic outside the work on one input file
+	exitOK       = int(exitcode.OK)
+	exitFailed   = int(exitcode.Failed)   // the command ran and found a failure (--strict problems, a gate regression)
+	exitBadInput = int(exitcode.Usage)    // usage errors and unusable input
+	exitInternal = int(exitcode.Internal) // a bug: a panic outside the work on one input file
 	// A run stopped by a signal exits 128 + the signal's number: 130 for
 	// SIGINT, 143 for SIGTERM.
-	exitSignal = 128
+	exitSignal = int(exitcode.Signal)
 )
 
-// exitError carries an exit code through urfave/cli.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
 // usageErr reports bad arguments or unusable input (exit 2).
-func usageErr(format string, args ...any) error {
-	return &exitError{code: exitBadInput, err: fmt.Errorf(format, args...)}
-}
+func usageErr(format string, args ...any) error { return exitcode.Usagef(format, args...) }
 
 // failErr reports a failure the command found (exit 1).
-func failErr(format string, args ...any) error {
-	return &exitError{code: exitFailed, err: fmt.Errorf(format, args...)}
-}
+func failErr(format string, args ...any) error { return exitcode.Failf(format, args...) }
 
-// commands build the app's subcommands; each command lives in its own file
-// and appends its constructor here in init(). Commands are built afresh for
-// every app: urfave/cli keeps parse state on them.
-var commands []func() *cli.Command
+// commands builds the app's subcommands, in the order --help lists them.
+// They are built afresh for every app: urfave/cli keeps parse state on them.
+func commands() []*cli.Command {
+	return []*cli.Command{
+		newAgreeCommand(),
+		newCalibrateCommand(),
+		newGateCommand(),
+		newGenCommand(),
+		newInspectCommand(),
+		newMergeCommand(),
+		newRulesCommand(),
+		newRunCommand(),
+		newStrategiesCommand(),
+		newTuneCommand(),
+	}
+}
 
 // newApp builds the CLI with its output streams.
 func newApp(stdout, stderr io.Writer) *cli.App {
-	cmds := make([]*cli.Command, len(commands))
-	for i, mk := range commands {
-		cmds[i] = mk()
-		usageErrors(cmds[i])
+	cmds := commands()
+	for _, c := range cmds {
+		usageErrors(c)
 	}
-	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 	return &cli.App{
 		Name:    "compactbench",
 		Usage:   "replay recorded agent sessions through context-compaction strategies and measure them",
@@ -155,11 +153,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return exitSignal + int(syscall.SIGINT)
 	}
 	fmt.Fprintf(stderr, "compactbench: %v\n", err)
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	return exitFailed
+	return int(exitcode.Of(err))
 }
 
 // lockedWriter serialises writes from concurrent workers.

@@ -15,12 +15,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/plan"
 	"github.com/compactbench/compactbench/internal/report"
 	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
-
-func init() { commands = append(commands, newCalibrateCommand) }
 
 func newCalibrateCommand() *cli.Command {
 	return &cli.Command{
@@ -52,7 +51,7 @@ func newCalibrateCommand() *cli.Command {
 			if !ok {
 				return usageErr("--overhead: want first or segments, got %q", c.String("overhead"))
 			}
-			models, err := loadModels(c.String("models"))
+			models, err := plan.Models(c.String("models"))
 			if err != nil {
 				return err
 			}
@@ -83,39 +82,60 @@ type calibrationInput struct {
 	group  string
 }
 
+// calibrateCommand fits the factors on the corpus, writes them and prints
+// them with the ruler's errors.
 func calibrateCommand(ctx context.Context, opts calibrateOptions, stdout, stderr io.Writer) error {
+	files, err := calibrationFiles(opts)
+	if err != nil {
+		return err
+	}
+	ins, err := collectCalibration(ctx, opts, files)
+	if err != nil {
+		return err
+	}
+	cal, byFolder, err := fitCalibration(opts, ins)
+	if err != nil {
+		return err
+	}
+	if err := writeFactors(opts, cal); err != nil {
+		return err
+	}
+	for _, n := range cal.Notes {
+		fmt.Fprintln(stderr, "note:", n)
+	}
+	return printCalibration(stdout, ins, cal, byFolder, opts.Models)
+}
+
+// calibrationFiles validates the options and walks the paths.
+func calibrationFiles(opts calibrateOptions) ([]loader.File, error) {
 	if len(opts.Paths) == 0 {
-		return usageErr("calibrate: no input paths")
+		return nil, usageErr("calibrate: no input paths")
 	}
-	if err := checkJobs(opts.Jobs); err != nil {
-		return err
+	if err := plan.Jobs(opts.Jobs); err != nil {
+		return nil, err
 	}
-	if err := checkInputFormat(opts.InputFormat); err != nil {
-		return err
+	if err := plan.InputFormat(opts.InputFormat); err != nil {
+		return nil, err
 	}
 	inputs, err := loader.Walk(opts.Paths)
 	if err != nil {
-		return usageErr("%v", err)
+		return nil, usageErr("%v", err)
 	}
-	files := inputs.Files
-	if len(files) == 0 {
-		return usageErr("no transcript files under %s", strings.Join(opts.Paths, ", "))
+	if len(inputs.Files) == 0 {
+		return nil, usageErr("no transcript files under %s", strings.Join(opts.Paths, ", "))
 	}
+	return inputs.Files, nil
+}
+
+// collectCalibration reads every file with -j workers into fit samples and
+// chars4's errors, in path order.
+func collectCalibration(ctx context.Context, opts calibrateOptions, files []loader.File) ([]calibrationInput, error) {
 	chars4, _ := tokens.ByName(tokens.Chars4)
 	var ins []calibrationInput
 	work := func(ctx context.Context, i int) ([]calibrationInput, error) {
 		var out []calibrationInput
 		err := loader.ReadFile(files[i].Path, loader.Options{Format: opts.InputFormat}, func(t *transcript.Transcript) error {
-			in := calibrationInput{sample: tokens.Collect(t, opts.Anchors, opts.Models), group: groupOf(opts.Paths, t.Path)}
-			if in.sample.Gen == "" {
-				in.sample.Gen = tokens.ReferenceGeneration
-			}
-			for _, c := range tokens.EstimateCalls(t, []*tokens.Ruler{chars4}, opts.Anchors, opts.Models).Calls {
-				if !c.Anchor && c.Complete {
-					in.chars4 = append(in.chars4, c.Err(0))
-				}
-			}
-			out = append(out, in)
+			out = append(out, calibrationOf(t, opts, chars4))
 			return ctx.Err()
 		})
 		return out, err
@@ -124,38 +144,61 @@ func calibrateCommand(ctx context.Context, opts calibrateOptions, stdout, stderr
 		ins = append(ins, r...)
 		return nil
 	}
-	if err := loader.Ordered(ctx, len(files), opts.Jobs, work, emit); err != nil {
-		return err
+	err := loader.Ordered(ctx, len(files), opts.Jobs, work, emit)
+	return ins, err
+}
+
+// calibrationOf is one transcript's fit sample and chars4's errors on its
+// complete non-anchor calls.
+func calibrationOf(t *transcript.Transcript, opts calibrateOptions, chars4 *tokens.Ruler) calibrationInput {
+	in := calibrationInput{sample: tokens.Collect(t, opts.Anchors, opts.Models), group: groupOf(opts.Paths, t.Path)}
+	if in.sample.Gen == "" {
+		in.sample.Gen = tokens.ReferenceGeneration
 	}
+	for _, c := range tokens.EstimateCalls(t, []*tokens.Ruler{chars4}, opts.Anchors, opts.Models).Calls {
+		if !c.Anchor && c.Complete {
+			in.chars4 = append(in.chars4, c.Err(0))
+		}
+	}
+	return in
+}
+
+// fitCalibration fits the factors (held out by file unless --no-holdout)
+// and, with held-out figures and several source folders, again leaving one
+// folder out: a folder is one person's sessions, so this is how the factors
+// behave on a stranger's.
+func fitCalibration(opts calibrateOptions, ins []calibrationInput) (cal, byFolder *tokens.Calibration, err error) {
 	samples := make([]tokens.Sample, len(ins))
 	for i := range ins {
 		samples[i] = ins[i].sample
 	}
 	fitOpt := tokens.FitOptions{MinSupport: opts.MinSupport}
-	cal, err := tokens.Calibrate(samples, opts.Anchors, fitOpt, opts.Models, opts.HeldOut, nil)
-	if err != nil {
-		return failErr("calibrate: %v", err)
+	if cal, err = tokens.Calibrate(samples, opts.Anchors, fitOpt, opts.Models, opts.HeldOut, nil); err != nil {
+		return nil, nil, failErr("calibrate: %v", err)
 	}
-	// Leave-one-folder-out: a folder is one person's sessions, so this is
-	// how the factors behave on a stranger's.
-	var byFolder *tokens.Calibration
-	if opts.HeldOut {
-		ids := map[string]int{}
-		folds := make([]int, len(ins))
-		for i := range ins {
-			k, ok := ids[ins[i].group]
-			if !ok {
-				k = len(ids)
-				ids[ins[i].group] = k
-			}
-			folds[i] = k
+	if !opts.HeldOut {
+		return cal, nil, nil
+	}
+	ids := map[string]int{}
+	folds := make([]int, len(ins))
+	for i := range ins {
+		k, ok := ids[ins[i].group]
+		if !ok {
+			k = len(ids)
+			ids[ins[i].group] = k
 		}
-		if len(ids) > 1 {
-			if byFolder, err = tokens.Calibrate(samples, opts.Anchors, fitOpt, opts.Models, true, folds); err != nil {
-				return failErr("calibrate: %v", err)
-			}
+		folds[i] = k
+	}
+	if len(ids) > 1 {
+		if byFolder, err = tokens.Calibrate(samples, opts.Anchors, fitOpt, opts.Models, true, folds); err != nil {
+			return nil, nil, failErr("calibrate: %v", err)
 		}
 	}
+	return cal, byFolder, nil
+}
+
+// writeFactors writes the fitted factors to --out, atomically.
+func writeFactors(opts calibrateOptions, cal *tokens.Calibration) error {
 	for _, f := range cal.Set.Generations {
 		if f.Fit != nil {
 			f.Fit.Inputs = opts.Paths
@@ -172,13 +215,7 @@ func calibrateCommand(ctx context.Context, opts calibrateOptions, stdout, stderr
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output directory: %w", err)
 	}
-	if err := report.WriteFileAtomic(dir, name, data); err != nil {
-		return err
-	}
-	for _, n := range cal.Notes {
-		fmt.Fprintln(stderr, "note:", n)
-	}
-	return printCalibration(stdout, ins, cal, byFolder, opts.Models)
+	return report.WriteFileAtomic(dir, name, data)
 }
 
 // groupOf names a transcript's source for breakdowns: the input path that
@@ -196,7 +233,24 @@ func groupOf(roots []string, path string) string {
 	return filepath.Dir(path)
 }
 
+// printCalibration prints the factors per tokenizer generation, the
+// notes, and the ruler's errors per group beside chars4's.
 func printCalibration(w io.Writer, ins []calibrationInput, cal, byFolder *tokens.Calibration, models *tokens.Models) error {
+	if err := printFactors(w, cal, models); err != nil {
+		return err
+	}
+	for _, n := range cal.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+	groups := errorGroups(ins, cal, byFolder, models)
+	fmt.Fprintln(w, "\n|err| on complete non-anchor calls: calibrated in sample, held out by file and by source folder\n(factors fitted without the call's file / folder; the folder figure is the one to quote), and chars4:")
+	return report.RenderTable(w, []string{"group", "calls", "median", "p95", "file-out median", "file-out p95",
+		"folder-out median", "folder-out p95", "chars4 median", "chars4 p95"}, errorRows(groups))
+}
+
+// printFactors prints the factor table: one column per generation, "prior"
+// marking a factor too little data fitted.
+func printFactors(w io.Writer, cal *tokens.Calibration, models *tokens.Models) error {
 	gens := models.Generations()
 	header := []string{"factor"}
 	for _, g := range gens {
@@ -221,17 +275,20 @@ func printCalibration(w io.Writer, ins []calibrationInput, cal, byFolder *tokens
 		rows = append(rows, row)
 	}
 	fmt.Fprintf(w, "factors per tokenizer generation (anchors %s; \"prior\": too little data to fit):\n", cal.Set.Generations[tokens.ReferenceGeneration].Fit.Anchoring)
-	if err := report.RenderTable(w, header, rows); err != nil {
-		return err
-	}
-	for _, n := range cal.Notes {
-		fmt.Fprintln(w, "note:", n)
-	}
-	type acc struct{ in, ho, hf, c4 []float64 }
-	groups := map[string]*acc{}
-	get := func(k string) *acc {
+	return report.RenderTable(w, header, rows)
+}
+
+// errorAcc gathers one group's errors: in sample, held out by file, held
+// out by folder, and chars4's.
+type errorAcc struct{ in, ho, hf, c4 []float64 }
+
+// errorGroups gathers the errors of every call per group: all, per
+// tokenizer generation, per source folder and per content class.
+func errorGroups(ins []calibrationInput, cal, byFolder *tokens.Calibration, models *tokens.Models) map[string]*errorAcc {
+	groups := map[string]*errorAcc{}
+	get := func(k string) *errorAcc {
 		if groups[k] == nil {
-			groups[k] = &acc{}
+			groups[k] = &errorAcc{}
 		}
 		return groups[k]
 	}
@@ -244,8 +301,6 @@ func printCalibration(w io.Writer, ins []calibrationInput, cal, byFolder *tokens
 		if byFolder != nil {
 			hf = byFolder.HeldOut[i]
 		}
-		f, _ := cal.Set.For(ins[i].sample.Gen, models)
-		classes := tokens.SampleClasses(&ins[i].sample, f)
 		for _, k := range []string{"all", "tokenizer " + ins[i].sample.Gen, "source " + ins[i].group} {
 			a := get(k)
 			a.in = append(a.in, in...)
@@ -253,7 +308,8 @@ func printCalibration(w io.Writer, ins []calibrationInput, cal, byFolder *tokens
 			a.hf = append(a.hf, hf...)
 			a.c4 = append(a.c4, ins[i].chars4...)
 		}
-		for j, cl := range classes {
+		f, _ := cal.Set.For(ins[i].sample.Gen, models)
+		for j, cl := range tokens.SampleClasses(&ins[i].sample, f) {
 			a := get("class " + cl)
 			a.in = append(a.in, in[j])
 			if j < len(ho) {
@@ -264,6 +320,11 @@ func printCalibration(w io.Writer, ins []calibrationInput, cal, byFolder *tokens
 			}
 		}
 	}
+	return groups
+}
+
+// errorRows renders the groups' median and p95 errors, in sortGroups order.
+func errorRows(groups map[string]*errorAcc) [][]string {
 	pct := func(s tokens.ErrStats) (string, string) {
 		if s.N == 0 {
 			return "", ""
@@ -275,7 +336,7 @@ func printCalibration(w io.Writer, ins []calibrationInput, cal, byFolder *tokens
 		keys = append(keys, k)
 	}
 	sortGroups(keys)
-	rows = rows[:0]
+	var rows [][]string
 	for _, k := range keys {
 		a := groups[k]
 		if len(a.in) == 0 && len(a.c4) == 0 {
@@ -289,9 +350,7 @@ func printCalibration(w io.Writer, ins []calibrationInput, cal, byFolder *tokens
 		}
 		rows = append(rows, row)
 	}
-	fmt.Fprintln(w, "\n|err| on complete non-anchor calls: calibrated in sample, held out by file and by source folder\n(factors fitted without the call's file / folder; the folder figure is the one to quote), and chars4:")
-	return report.RenderTable(w, []string{"group", "calls", "median", "p95", "file-out median", "file-out p95",
-		"folder-out median", "folder-out p95", "chars4 median", "chars4 p95"}, rows)
+	return rows
 }
 
 // sortGroups orders breakdown rows: "all", then sources, then classes.

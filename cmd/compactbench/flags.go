@@ -2,88 +2,64 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
-	"github.com/dustin/go-humanize"
 	"github.com/urfave/cli/v2"
 
-	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/loader"
-	"github.com/compactbench/compactbench/internal/tokens"
+	"github.com/compactbench/compactbench/internal/plan"
 )
 
-// Flags that several commands declare alike. They are built afresh for
-// every command, like the commands themselves.
+// Flags that several commands declare alike, with plan.Defaults' values.
+// They are built afresh for every command, like the commands themselves;
+// each command reads them into a plan input (runInput, tuneInput) and
+// internal/plan resolves and validates them.
 
-// inputFormatFlag is --input-format; checkInputFormat validates it.
+// outputFormats, defaultFormats, formatsHelp and parseFormats are
+// internal/plan's, named as merge uses them.
+type outputFormats = plan.Formats
+
+const (
+	defaultFormats = plan.DefaultFormats
+	formatsHelp    = plan.FormatsHelp
+)
+
+func parseFormats(s string) (outputFormats, error) { return plan.ParseFormats(s) }
+
+// inputFormatFlag is --input-format (plan.InputFormat validates it).
 func inputFormatFlag() cli.Flag {
 	return &cli.StringFlag{Name: "input-format", Usage: "force a reader instead of detecting (" + strings.Join(loader.FormatNames(), ", ") + ")"}
 }
 
-// limitFlags bound what one input file may cost (loader.Limits).
+// limitFlags bound what one input file may cost (plan.Limits).
 func limitFlags() []cli.Flag {
+	d := plan.Defaults().Limits
 	return []cli.Flag{
-		&cli.StringFlag{Name: "max-line", Value: "256MiB", Usage: "longest line or JSON record read; a longer one is a problem row"},
-		&cli.IntFlag{Name: "max-depth", Value: loader.DefaultMaxDepth, Usage: fmt.Sprintf("deepest JSON nesting read (at most %d)", loader.MaxDepthCeiling)},
-		&cli.IntFlag{Name: "max-problems", Value: loader.DefaultMaxProblems, Usage: "problems listed per transcript; the rest are counted in one row"},
-		&cli.StringFlag{Name: "max-decompressed", Value: "16GiB", Usage: "bytes a .gz, .zst or .zip file may decompress to"},
+		&cli.StringFlag{Name: "max-line", Value: d.MaxLine, Usage: "longest line or JSON record read; a longer one is a problem row"},
+		&cli.IntFlag{Name: "max-depth", Value: d.MaxDepth, Usage: fmt.Sprintf("deepest JSON nesting read (at most %d)", loader.MaxDepthCeiling)},
+		&cli.IntFlag{Name: "max-problems", Value: d.MaxProblems, Usage: "problems listed per transcript; the rest are counted in one row"},
+		&cli.StringFlag{Name: "max-decompressed", Value: d.MaxDecompressed, Usage: "bytes a .gz, .zst or .zip file may decompress to"},
 	}
 }
 
-// readLimits validates the limit flags.
-func readLimits(c *cli.Context) (loader.Limits, error) {
-	size := func(name string) (int64, error) {
-		n, err := humanize.ParseBytes(c.String(name))
-		if err != nil || n == 0 || n > 1<<50 {
-			return 0, usageErr("--%s %q: want a size such as 64MiB or 2GiB", name, c.String(name))
-		}
-		return int64(n), nil
-	}
-	var l loader.Limits
-	line, err := size("max-line")
-	if err != nil {
-		return l, err
-	}
-	if line > 1<<31-1 {
-		return l, usageErr("--max-line %q: want at most 2GiB", c.String("max-line"))
-	}
-	if l.MaxDecompressed, err = size("max-decompressed"); err != nil {
-		return l, err
-	}
-	l.MaxLine, l.MaxDepth, l.MaxProblems = int(line), c.Int("max-depth"), c.Int("max-problems")
-	if l.MaxDepth < 1 {
-		return l, usageErr("--max-depth: want 1 to %d, got %d", loader.MaxDepthCeiling, l.MaxDepth)
-	}
-	if l.MaxProblems < 1 {
-		return l, usageErr("--max-problems: want at least 1, got %d", l.MaxProblems)
-	}
-	if err := l.Validate(); err != nil {
-		return l, usageErr("%v", err)
-	}
-	return l, nil
+// limitsInput reads the limit flags.
+func limitsInput(c *cli.Context) plan.LimitsInput {
+	return plan.LimitsInput{MaxLine: c.String("max-line"), MaxDepth: c.Int("max-depth"),
+		MaxProblems: c.Int("max-problems"), MaxDecompressed: c.String("max-decompressed")}
 }
 
-// checkInputFormat rejects an unknown --input-format before any file is
-// read ("" detects the format of each file).
-func checkInputFormat(name string) error {
-	if name == "" {
-		return nil
-	}
-	if _, err := loader.Lookup(name); err != nil {
-		return usageErr("--input-format: %v", err)
-	}
-	return nil
-}
-
-// metricFlags are --ruler, --calibration (which rulerFlags reads) and
-// --models (loadModels).
+// metricFlags are --ruler, --calibration and --models.
 func metricFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "ruler", Value: tokens.Calibrated, Usage: "the metric ruler"},
+		&cli.StringFlag{Name: "ruler", Value: plan.Defaults().Metric.Ruler, Usage: "the metric ruler"},
 		&cli.StringFlag{Name: "calibration", Usage: "factors `FILE` for the calibrated ruler (written by compactbench calibrate)"},
 		modelsFlag(),
 	}
+}
+
+// metricInput reads the metric flags.
+func metricInput(c *cli.Context) plan.MetricInput {
+	return plan.MetricInput{Ruler: c.String("ruler"), Calibration: c.String("calibration"), Models: c.String("models")}
 }
 
 // modelsFlag is --models, the model table file.
@@ -91,47 +67,23 @@ func modelsFlag() cli.Flag {
 	return &cli.StringFlag{Name: "models", Usage: "model table `FILE` (YAML: per model-name pattern its tokenizer, windows, output limit, prices, thinking rule) instead of the shipped one"}
 }
 
-// loadModels reads a model table (--models), or returns nil (the shipped
-// table) when path is empty.
-func loadModels(path string) (*tokens.Models, error) {
-	if path == "" {
-		return nil, nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, usageErr("--models: %v", err)
-	}
-	m, err := tokens.ParseModels(data)
-	if err != nil {
-		return nil, usageErr("--models %s: %v", path, err)
-	}
-	return m, nil
-}
-
-// strategyFlags are --strategies, --mode, --window and --config, which
-// compactionBase reads.
+// strategyFlags are --strategies, --mode, --window and --config.
 func strategyFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "strategies", Usage: "strategies to replay, comma-separated (default all; see compactbench strategies)"},
-		&cli.StringFlag{Name: "mode", Value: "replay", Usage: "replay (trigger before every recorded call) or once (compact once at the end)"},
+		&cli.StringFlag{Name: "mode", Value: plan.Defaults().Strategy.Mode, Usage: "replay (trigger before every recorded call) or once (compact once at the end)"},
 		&cli.IntFlag{Name: "window", Usage: "override every model's context window (tokens), e.g. 60000 to make short sessions compact"},
 		&cli.StringFlag{Name: "config", Usage: "strategies file (YAML): mode, window, strategies, params, prices"},
 	}
 }
 
-// loadCompactionConfig reads a strategies file (--config), or returns the
-// defaults when path is empty.
-func loadCompactionConfig(path string) (*compaction.Config, error) {
-	if path == "" {
-		return compaction.DefaultConfig(), nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, usageErr("--config: %v", err)
-	}
-	cfg, err := compaction.ParseConfig(data, path)
-	if err != nil {
-		return nil, usageErr("--config: %v", err)
-	}
-	return cfg, nil
+// strategyInput reads the strategy flags.
+func strategyInput(c *cli.Context) plan.StrategyInput {
+	return plan.StrategyInput{Config: c.String("config"), Mode: c.String("mode"), ModeSet: c.IsSet("mode"),
+		Window: c.Int("window"), WindowSet: c.IsSet("window"), Strategies: c.String("strategies")}
+}
+
+// anchorsInput reads --rules, --labels and --evidence.
+func anchorsInput(c *cli.Context) plan.AnchorsInput {
+	return plan.AnchorsInput{Rules: c.StringSlice("rules"), Labels: c.StringSlice("labels"), Evidence: c.String("evidence")}
 }

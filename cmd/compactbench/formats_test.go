@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compactbench/compactbench/internal/report"
+	"github.com/compactbench/compactbench/internal/plan"
 )
 
 // readTranscriptsCSV runs the run command over paths and returns the
@@ -15,8 +15,9 @@ import (
 func readTranscriptsCSV(t *testing.T, inputFormat string, paths ...string) []map[string]string {
 	t.Helper()
 	out := t.TempDir()
-	opts := runOptions{Paths: paths, Jobs: 2, Out: out, InputFormat: inputFormat, Quiet: true,
-		Formats: outputFormats{Files: report.Formats{CSV: true}}}
+	opts := testRunOptions(t, paths, out, func(in *plan.Input) {
+		in.Jobs, in.InputFormat, in.Format = 2, inputFormat, "csv"
+	})
 	if err := runCommand(context.Background(), opts, io.Discard, io.Discard); err != nil {
 		t.Fatalf("run: %v", err)
 	}

@@ -10,8 +10,6 @@ import (
 	"github.com/compactbench/compactbench/internal/report"
 )
 
-func init() { commands = append(commands, newGateCommand) }
-
 func newGateCommand() *cli.Command {
 	var figures strings.Builder
 	for _, f := range report.GateFigures {

@@ -20,10 +20,9 @@ import (
 
 	"github.com/compactbench/compactbench/internal/gen"
 	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/plan"
 	"github.com/compactbench/compactbench/internal/report"
 )
-
-func init() { commands = append(commands, newGenCommand) }
 
 func newGenCommand() *cli.Command {
 	return &cli.Command{
@@ -52,7 +51,7 @@ func newGenCommand() *cli.Command {
 			}
 			opts := genOptions{Out: c.Args().First(), Sessions: c.Int("sessions"), Seed: c.Uint64("seed"),
 				Jobs: c.Int("jobs"), Force: c.Bool("force"), Quiet: c.Bool("quiet")}
-			if err := checkJobs(opts.Jobs); err != nil {
+			if err := plan.Jobs(opts.Jobs); err != nil {
 				return err
 			}
 			if opts.Sessions < 0 {

@@ -3,19 +3,16 @@ package main
 import (
 	"fmt"
 	"io"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/plan"
 	"github.com/compactbench/compactbench/internal/report"
 	"github.com/compactbench/compactbench/internal/transcript"
+	"github.com/compactbench/compactbench/internal/tune"
 )
-
-func init() { commands = append(commands, newAgreeCommand) }
 
 // loadGold reads the transcripts under paths and returns, for each label
 // set, the transcripts it labels (in path order) with their labels placed
@@ -74,11 +71,11 @@ func newAgreeCommand() *cli.Command {
 			if c.NArg() == 0 {
 				return usageErr("agree: give the transcripts' paths")
 			}
-			first, err := loadLabelsStrict(nil, c.StringSlice("first"))
+			first, err := plan.LabelsStrict(nil, c.StringSlice("first"))
 			if err != nil {
 				return err
 			}
-			second, err := loadLabelsStrict(nil, c.StringSlice("second"))
+			second, err := plan.LabelsStrict(nil, c.StringSlice("second"))
 			if err != nil {
 				return err
 			}
@@ -128,109 +125,5 @@ func writeAgreement(w io.Writer, a anchors.Agreement) error {
 }
 
 func scoreRow(name string, s anchors.Score) []string {
-	return []string{name, rate(s.Precision()), rate(s.Recall()), rate(s.F1())}
-}
-
-func rate(v float64, ok bool) string {
-	if !ok {
-		return "–"
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
-}
-
-// recallOf renders a recall as "found/labelled".
-func recallOf(s anchors.Score) string {
-	if s.TP+s.FN == 0 {
-		return "–"
-	}
-	return fmt.Sprintf("%d/%d", s.TP, s.TP+s.FN)
-}
-
-// goldCV is `tune --cv K`: fits the rule set's rules to gold labels with
-// k-fold cross-validation by transcript and prints the held-out figures
-// beside the trivial baselines.
-func goldCV(w io.Writer, set *anchors.RuleSet, docs []anchors.GoldDoc, k int, floor float64) error {
-	if len(docs) < k {
-		return usageErr("tune --cv %d: only %d gold-labelled transcripts", k, len(docs))
-	}
-	res := anchors.CrossValidate(set, docs, k, floor)
-	var every, edit, whole anchors.GoldScore
-	everyL, editL := map[string]anchors.GoldScore{}, map[string]anchors.GoldScore{}
-	for i := range docs {
-		d := &docs[i]
-		e, x := anchors.ScoreTurns(anchors.BaselineEveryTurn(d), d.Gold), anchors.ScoreTurns(anchors.BaselineAnyEdit(d), d.Gold)
-		every.Add(e)
-		edit.Add(x)
-		whole.Add(anchors.ScoreTurns(set.Predict(d.Turns), d.Gold))
-		a, b := everyL[d.Lang], editL[d.Lang]
-		a.Add(e)
-		b.Add(x)
-		everyL[d.Lang], editL[d.Lang] = a, b
-	}
-	turns, labelled := 0, 0
-	for _, d := range docs {
-		turns += len(d.Gold)
-		for _, g := range d.Gold {
-			if g != "" {
-				labelled++
-			}
-		}
-	}
-	fmt.Fprintf(w, "gold: %d transcripts, %d turns, %d anchors; rule set %s, %d-fold cross-validation by transcript, precision floor %.2f\n",
-		len(docs), turns, labelled, set.Name, k, floor)
-	header := []string{"detector", "precision", "recall", "F1", "typed F1"}
-	for _, t := range anchors.Types {
-		header = append(header, "recall "+string(t))
-	}
-	row := func(name string, g anchors.GoldScore) []string {
-		r := []string{name, rate(g.Turn.Precision()), rate(g.Turn.Recall()), rate(g.Turn.F1()), rate(g.Typed.F1())}
-		for k := range anchors.Types {
-			r = append(r, recallOf(g.ByType[k]))
-		}
-		return r
-	}
-	rows := [][]string{
-		row(set.Name+" fitted, cross-validated", res.Held),
-		row(set.Name+" fitted on all (optimistic)", res.Fitted),
-		row(set.Name+" as written (every rule)", whole),
-		row("every turn is an anchor", every),
-		row("any turn with a successful edit", edit),
-	}
-	if err := report.RenderLeft(w, header, rows, 0); err != nil {
-		return err
-	}
-	ef, _ := edit.Turn.F1()
-	if f, _ := res.Held.Turn.F1(); f <= ef {
-		fmt.Fprintf(w, "⚠ the cross-validated %s does not beat \"any turn with a successful edit\" (F1 %.2f ≤ %.2f)\n", set.Name, f, ef)
-	}
-	langs := make([]string, 0, len(res.ByLang))
-	for l := range res.ByLang {
-		langs = append(langs, l)
-	}
-	sort.Strings(langs)
-	rows = nil
-	for _, l := range langs {
-		rows = append(rows, row(l+": cross-validated", res.ByLang[l]), row(l+": any edit", editL[l]), row(l+": every turn", everyL[l]))
-	}
-	fmt.Fprintln(w, "\nby the prompts' language:")
-	if err := report.RenderLeft(w, header, rows, 0); err != nil {
-		return err
-	}
-	var names []string
-	for r, on := range res.All {
-		if on {
-			names = append(names, set.Rules[r].Name)
-		}
-	}
-	fmt.Fprintf(w, "\nrules enabled when fitted on every transcript: %s\n", strings.Join(names, ", "))
-	for f, on := range res.Folds {
-		n := 0
-		for _, x := range on {
-			if x {
-				n++
-			}
-		}
-		fmt.Fprintf(w, "fold %d: %d of %d rules\n", f, n, len(on))
-	}
-	return nil
+	return []string{name, tune.Rate(s.Precision()), tune.Rate(s.Recall()), tune.Rate(s.F1())}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/anchors"
+	"github.com/compactbench/compactbench/internal/plan"
 	"github.com/compactbench/compactbench/internal/testutil"
 )
 
@@ -77,7 +78,7 @@ func TestTuneCV(t *testing.T) {
 func TestGoldRealCorpus(t *testing.T) {
 	corpus := testutil.RealCorpus(t)
 	gold := filepath.Join(testutil.RepoRoot(t), "testdata", "gold")
-	ls, err := loadLabelsStrict(nil, []string{gold})
+	ls, err := plan.LabelsStrict(nil, []string{gold})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/compactbench/compactbench/internal/plan"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -68,4 +70,21 @@ func readCSV(t *testing.T, path string) []map[string]string {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// testRunOptions resolves a run as the CLI does, from plan.Defaults with
+// paths, out, quiet and the changes edit makes, for tests and benchmarks
+// that call runCommand directly.
+func testRunOptions(t testing.TB, paths []string, out string, edit func(*plan.Input)) runOptions {
+	t.Helper()
+	in := plan.Defaults()
+	in.Paths, in.Out, in.Quiet, in.Progress = paths, out, true, false
+	if edit != nil {
+		edit(&in)
+	}
+	p, err := plan.ForRun(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runOptions{Run: p}
 }

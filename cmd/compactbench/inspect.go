@@ -10,11 +10,10 @@ import (
 
 	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/loader"
+	"github.com/compactbench/compactbench/internal/plan"
 	"github.com/compactbench/compactbench/internal/report"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
-
-func init() { commands = append(commands, newInspectCommand) }
 
 func newInspectCommand() *cli.Command {
 	return &cli.Command{
@@ -37,7 +36,7 @@ func newInspectCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErr("inspect: give one transcript file")
 			}
-			sets, err := loadRuleSets(c.StringSlice("rules"))
+			sets, err := plan.RuleSets(c.StringSlice("rules"))
 			if err != nil {
 				return err
 			}
@@ -57,7 +56,7 @@ type inspectOptions struct {
 }
 
 func inspectFile(path, format string, opts inspectOptions, w io.Writer) error {
-	if err := checkInputFormat(format); err != nil {
+	if err := plan.InputFormat(format); err != nil {
 		return err
 	}
 	n := 0
@@ -71,18 +70,41 @@ func inspectFile(path, format string, opts inspectOptions, w io.Writer) error {
 	return err
 }
 
+// inspect prints one transcript: its header, the turn table and, with
+// --explain, every rule on every turn (or --digest's labeller view).
 func inspect(t *transcript.Transcript, opts inspectOptions, w io.Writer) error {
 	turns := t.Turns()
 	if opts.Digest {
 		return digest(t, turns, opts.Turn, w)
 	}
+	inspectHeader(w, t, len(turns), opts.Sets)
+	if len(turns) == 0 {
+		return nil
+	}
+	if err := report.RenderLeft(w, turnHeader(opts.Sets), turnRows(t, turns, opts.Sets), 0); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "~tok: characters/4 of the turn's messages; ctx: real context of the turn's last API call (usage).")
+	if !opts.Explain {
+		return nil
+	}
+	explainTurns(w, turns, opts)
+	if opts.Turn >= len(turns) {
+		return usageErr("--turn %d: the transcript has %d turns", opts.Turn, len(turns))
+	}
+	return nil
+}
+
+// inspectHeader prints the transcript's line, its problems and the rule
+// sets.
+func inspectHeader(w io.Writer, t *transcript.Transcript, turns int, sets []*anchors.RuleSet) {
 	fmt.Fprintf(w, "%s  (%s, %s, id %s): %d messages, %d turns, %d problems\n",
-		t.Path, t.Format, t.Kind, t.ID, len(t.Messages), len(turns), len(t.Problems))
+		t.Path, t.Format, t.Kind, t.ID, len(t.Messages), turns, len(t.Problems))
 	for _, p := range t.Problems {
 		fmt.Fprintf(w, "  problem: line %d: %s\n", p.Line, p.Reason)
 	}
 	var names []string
-	for _, s := range opts.Sets {
+	for _, s := range sets {
 		syn := "no fallback"
 		if s.Synthetic != nil {
 			syn = "fallback " + string(s.Synthetic.Type)
@@ -90,14 +112,23 @@ func inspect(t *transcript.Transcript, opts inspectOptions, w io.Writer) error {
 		names = append(names, fmt.Sprintf("%s (%s, threshold %v, %s)", s.Name, s.Origin, s.Threshold, syn))
 	}
 	fmt.Fprintf(w, "rule sets: %s\n", strings.Join(names, "; "))
-	if len(turns) == 0 {
-		return nil
-	}
+}
 
-	suite := anchors.NewSuite(opts.Sets...)
-	evs := suite.Evaluate(turns)
-	anchorAt := make([][]string, len(opts.Sets))
-	for k, e := range evs {
+// turnHeader is the turn table's columns: one per rule set after the
+// turn's own.
+func turnHeader(sets []*anchors.RuleSet) []string {
+	header := []string{"turn", "user", "tools", "results", "~tok", "ctx", "prev err", "evidence"}
+	for _, s := range sets {
+		header = append(header, s.Name)
+	}
+	return header
+}
+
+// turnRows is the turn table: per turn its message head, tools, results,
+// tokens, evidence and each rule set's anchor.
+func turnRows(t *transcript.Transcript, turns []transcript.Turn, sets []*anchors.RuleSet) [][]string {
+	anchorAt := make([][]string, len(sets))
+	for k, e := range anchors.NewSuite(sets...).Evaluate(turns) {
 		anchorAt[k] = make([]string, len(turns))
 		for _, a := range e.Detect(0, len(turns)).Anchors {
 			anchorAt[k][a.Turn] = fmt.Sprintf("%s (%v)", a.Rule, a.Confidence)
@@ -106,11 +137,6 @@ func inspect(t *transcript.Transcript, opts inspectOptions, w io.Writer) error {
 	evidence := map[int][]string{}
 	for _, e := range anchors.DeriveEvidence(t, turns, anchors.EvidenceKinds) {
 		evidence[e.Turn] = append(evidence[e.Turn], string(e.Kind))
-	}
-
-	header := []string{"turn", "user", "tools", "results", "~tok", "ctx", "prev err", "evidence"}
-	for _, s := range opts.Sets {
-		header = append(header, s.Name)
 	}
 	var rows [][]string
 	for i := range turns {
@@ -122,18 +148,16 @@ func inspect(t *transcript.Transcript, opts inspectOptions, w io.Writer) error {
 		row := []string{strconv.Itoa(i), head(tr.UserMessage, 40), wrapList(anchors.ToolCounts(tr), 28), results(tr),
 			approxTokens(t.Messages[tr.Start:tr.End]), contextAt(t.Messages[tr.Start:tr.End]), prev,
 			strings.Join(evidence[i], " ")}
-		for k := range opts.Sets {
+		for k := range sets {
 			row = append(row, anchorAt[k][i])
 		}
 		rows = append(rows, row)
 	}
-	if err := report.RenderLeft(w, header, rows, 0); err != nil {
-		return err
-	}
-	fmt.Fprintln(w, "~tok: characters/4 of the turn's messages; ctx: real context of the turn's last API call (usage).")
-	if !opts.Explain {
-		return nil
-	}
+	return rows
+}
+
+// explainTurns prints, per turn (or --turn), every rule's conditions.
+func explainTurns(w io.Writer, turns []transcript.Turn, opts inspectOptions) {
 	for i := range turns {
 		if opts.Turn >= 0 && i != opts.Turn {
 			continue
@@ -147,10 +171,6 @@ func inspect(t *transcript.Transcript, opts inspectOptions, w io.Writer) error {
 			}
 		}
 	}
-	if opts.Turn >= len(turns) {
-		return usageErr("--turn %d: the transcript has %d turns", opts.Turn, len(turns))
-	}
-	return nil
 }
 
 func writeExplanation(w io.Writer, s *anchors.RuleSet, ex *anchors.Explanation) {

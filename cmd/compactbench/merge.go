@@ -19,8 +19,6 @@ import (
 	"github.com/compactbench/compactbench/internal/report"
 )
 
-func init() { commands = append(commands, newMergeCommand) }
-
 // shardFile is where run --shard keeps its per-file results for merge.
 const shardFile = "shard.jsonl.zst"
 

@@ -5,9 +5,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/compactbench/compactbench/internal/analysis"
-	"github.com/compactbench/compactbench/internal/compaction"
-	"github.com/compactbench/compactbench/internal/report"
+	"github.com/compactbench/compactbench/internal/plan"
 	"github.com/compactbench/compactbench/internal/testutil"
 )
 
@@ -19,20 +17,19 @@ func BenchmarkRunReports(b *testing.B) {
 	corpus := testutil.RealCorpus(b)
 	for _, c := range []struct {
 		name    string
-		formats report.Formats
+		formats string
 	}{
-		{"tables", report.Formats{CSV: true, Parquet: true, JSON: true}},
-		{"tables+reports", report.Formats{CSV: true, Parquet: true, JSON: true, Markdown: true, HTML: true}},
+		{"tables", "csv,parquet,json"},
+		{"tables+reports", "csv,parquet,json,md,html"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			out := b.TempDir()
-			cc := compaction.DefaultConfig()
-			cc.Window = 60000
-			cfg := analysis.Config{Overhead: "segments", Compaction: cc}
 			cpu := testutil.CPUTime()
 			for i := 0; i < b.N; i++ {
-				opts := runOptions{Paths: []string{corpus}, Jobs: 2, Out: out, Quiet: true, Evidence: "all",
-					Formats: outputFormats{Files: c.formats}, Config: cfg}
+				opts := testRunOptions(b, []string{corpus}, out, func(in *plan.Input) {
+					in.Jobs, in.Format = 2, c.formats
+					in.Strategy.Window, in.Strategy.WindowSet = 60000, true
+				})
 				if err := runCommand(context.Background(), opts, io.Discard, io.Discard); err != nil {
 					b.Fatal(err)
 				}

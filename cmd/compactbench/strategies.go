@@ -7,9 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/compactbench/compactbench/internal/compaction"
+	"github.com/compactbench/compactbench/internal/plan"
 )
-
-func init() { commands = append(commands, newStrategiesCommand) }
 
 func newStrategiesCommand() *cli.Command {
 	return &cli.Command{
@@ -21,7 +20,7 @@ func newStrategiesCommand() *cli.Command {
 			&cli.StringFlag{Name: "config", Usage: "strategies file (YAML) to show instead of the defaults"},
 		},
 		Action: func(c *cli.Context) error {
-			cfg, err := loadCompactionConfig(c.String("config"))
+			cfg, err := plan.CompactionConfig(c.String("config"))
 			if err != nil {
 				return err
 			}

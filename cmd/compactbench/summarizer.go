@@ -14,6 +14,7 @@ import (
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/llm"
+	"github.com/compactbench/compactbench/internal/plan"
 	"github.com/compactbench/compactbench/internal/tokens"
 )
 
@@ -69,12 +70,24 @@ func summarizerFromFlags(c *cli.Context, cc *compaction.Config, models *tokens.M
 	s := &llmSetup{Name: name}
 	o := &s.Options
 	o.Model = c.String("llm-model")
+	for _, step := range []func(*cli.Context, *llm.Options) error{llmProvider, llmCache, llmLimits, llmPrompts} {
+		if err := step(c, o); err != nil {
+			return nil, err
+		}
+	}
+	o.Price = compaction.PriceOf(cc.Prices, models, o.Model)
+	return s, nil
+}
+
+// llmProvider sets the provider --summarizer names (for cache, whose
+// answers to read) and the model's default.
+func llmProvider(c *cli.Context, o *llm.Options) error {
 	client := cleanHTTPClient()
-	switch name {
+	switch name := c.String("summarizer"); name {
 	case summarizerAnthropic:
 		key := os.Getenv("ANTHROPIC_API_KEY")
 		if key == "" {
-			return nil, usageErr("--summarizer anthropic: ANTHROPIC_API_KEY is not set")
+			return usageErr("--summarizer anthropic: ANTHROPIC_API_KEY is not set")
 		}
 		if o.Model == "" {
 			o.Model = defaultAnthropicModel
@@ -82,65 +95,86 @@ func summarizerFromFlags(c *cli.Context, cc *compaction.Config, models *tokens.M
 		o.Provider = &llm.Anthropic{BaseURL: c.String("llm-url"), Key: key, Client: client}
 	case summarizerOpenAI:
 		if o.Model == "" {
-			return nil, usageErr("--summarizer openai: --llm-model is required (the name your server knows, e.g. qwen3:8b)")
+			return usageErr("--summarizer openai: --llm-model is required (the name your server knows, e.g. qwen3:8b)")
 		}
 		o.Provider = &llm.OpenAI{BaseURL: c.String("llm-url"), Key: os.Getenv("OPENAI_API_KEY"), Client: client}
 	case summarizerCache:
-		o.ProviderName = c.String("llm-provider")
-		if o.ProviderName != summarizerAnthropic && o.ProviderName != summarizerOpenAI {
-			return nil, usageErr("--llm-provider: want anthropic or openai, not %q", o.ProviderName)
-		}
-		if o.Model == "" {
-			if o.ProviderName != summarizerAnthropic {
-				return nil, usageErr("--summarizer cache --llm-provider openai: --llm-model is required")
-			}
-			o.Model = defaultAnthropicModel
-		}
-		if c.String("llm-cache") == "off" {
-			return nil, usageErr("--summarizer cache needs a cache (--llm-cache is off)")
-		}
+		return llmCacheOnly(c, o)
 	default:
-		return nil, usageErr("--summarizer: unknown summarizer %q (known: extractive, anthropic, openai, cache)", name)
+		return usageErr("--summarizer: unknown summarizer %q (known: extractive, anthropic, openai, cache)", name)
 	}
+	return nil
+}
+
+// llmCacheOnly is --summarizer cache: answers already cached, no provider.
+func llmCacheOnly(c *cli.Context, o *llm.Options) error {
+	o.ProviderName = c.String("llm-provider")
+	if o.ProviderName != summarizerAnthropic && o.ProviderName != summarizerOpenAI {
+		return usageErr("--llm-provider: want anthropic or openai, not %q", o.ProviderName)
+	}
+	if o.Model == "" {
+		if o.ProviderName != summarizerAnthropic {
+			return usageErr("--summarizer cache --llm-provider openai: --llm-model is required")
+		}
+		o.Model = defaultAnthropicModel
+	}
+	if c.String("llm-cache") == "off" {
+		return usageErr("--summarizer cache needs a cache (--llm-cache is off)")
+	}
+	return nil
+}
+
+// llmCache sets the summary cache (--llm-cache; "off": none).
+func llmCache(c *cli.Context, o *llm.Options) error {
 	switch dir := c.String("llm-cache"); dir {
 	case "off":
 	case "":
 		d, err := llm.DefaultCacheDir()
 		if err != nil {
-			return nil, usageErr("--llm-cache: %v", err)
+			return usageErr("--llm-cache: %v", err)
 		}
 		o.Cache = &llm.Cache{Dir: d}
 	default:
 		o.Cache = &llm.Cache{Dir: dir}
 	}
+	return nil
+}
+
+// llmLimits reads --llm-concurrency, --llm-timeout and --llm-budget.
+func llmLimits(c *cli.Context, o *llm.Options) error {
 	if o.Concurrency = c.Int("llm-concurrency"); o.Concurrency < 1 {
-		return nil, usageErr("--llm-concurrency: want at least 1, not %d", o.Concurrency)
+		return usageErr("--llm-concurrency: want at least 1, not %d", o.Concurrency)
 	}
 	if o.Timeout = c.Duration("llm-timeout"); o.Timeout <= 0 {
-		return nil, usageErr("--llm-timeout: want a positive duration")
+		return usageErr("--llm-timeout: want a positive duration")
 	}
 	var err error
 	if o.BudgetTokens, o.BudgetUSD, err = parseBudget(c.String("llm-budget")); err != nil {
-		return nil, usageErr("--llm-budget: %v", err)
+		return usageErr("--llm-budget: %v", err)
 	}
+	return nil
+}
+
+// llmPrompts loads the built-in prompts and each --llm-prompt NAME=FILE.
+func llmPrompts(c *cli.Context, o *llm.Options) error {
+	var err error
 	if o.Prompts, err = compaction.BuiltinPrompts(); err != nil {
-		return nil, err
+		return err
 	}
 	for _, kv := range c.StringSlice("llm-prompt") {
 		name, file, ok := strings.Cut(kv, "=")
 		if !ok || o.Prompts[name] == nil {
-			return nil, usageErr("--llm-prompt %s: want NAME=FILE with NAME one of %s", kv, strings.Join(compaction.PromptNames(), ", "))
+			return usageErr("--llm-prompt %s: want NAME=FILE with NAME one of %s", kv, strings.Join(compaction.PromptNames(), ", "))
 		}
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return nil, usageErr("--llm-prompt: %v", err)
+			return usageErr("--llm-prompt: %v", err)
 		}
 		if o.Prompts[name], err = compaction.ParsePrompt(name, string(data)); err != nil {
-			return nil, usageErr("--llm-prompt %s: %v", file, err)
+			return usageErr("--llm-prompt %s: %v", file, err)
 		}
 	}
-	o.Price = compaction.PriceOf(cc.Prices, models, o.Model)
-	return s, nil
+	return nil
 }
 
 // cleanHTTPClient is the client for model servers: no proxy from the
@@ -182,6 +216,30 @@ func (s *llmSetup) start(ctx context.Context, cfg *analysis.Config) error {
 	if s == nil {
 		return nil
 	}
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	s.apply(cfg)
+	return nil
+}
+
+// startAll is start for every setting of a sweep: one summarizer (and
+// cache) serves them all.
+func (s *llmSetup) startAll(ctx context.Context, settings []plan.Setting) error {
+	if s == nil {
+		return nil
+	}
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	for i := range settings {
+		s.apply(&settings[i].Config)
+	}
+	return nil
+}
+
+// begin checks the server and builds the summarizer.
+func (s *llmSetup) begin(ctx context.Context) error {
 	if p := s.Options.Provider; p != nil {
 		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		err := p.Check(cctx)
@@ -192,9 +250,13 @@ func (s *llmSetup) start(ctx context.Context, cfg *analysis.Config) error {
 	}
 	s.Options.Context = ctx
 	s.Summarizer = llm.New(s.Options)
+	return nil
+}
+
+// apply makes cfg's strategies summarize with the model.
+func (s *llmSetup) apply(cfg *analysis.Config) {
 	cfg.Summarizer = s.Summarizer
 	cfg.SummarizerID = s.Summarizer.Identity()
-	return nil
 }
 
 // describe is the progress bar's line of model work.

@@ -37,6 +37,11 @@ type Config struct {
 	Models *tokens.Models `json:"models,omitempty"`
 	// Compaction selects and configures the strategies (nil: defaults).
 	Compaction *compaction.Config `json:"compaction,omitempty"`
+	// RuleSets are the rule sets the strategies name in their `rules`
+	// parameter, resolved by the caller (internal/plan) and keyed by name;
+	// a replay looks a strategy's rule set up here (then in Anchors.Sets).
+	// Not hashed: the names are, in Compaction.
+	RuleSets map[string]*anchors.RuleSet `json:"-"`
 	// Summarizer writes the strategies' summaries (nil: the extractive
 	// summaries); SummarizerID says what shapes its answers (provider,
 	// model, prompts) and is hashed with the rest ("" for extractive, so

@@ -137,7 +137,8 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []
 	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices, Models: cfg.Models,
 		SummaryPromptTokens: cc.SummaryPromptTokens,
 		Rulers:              cfg.strategyRulers(metric, gen), Summarizer: cfg.Summarizer, Stop: cfg.cancelled}
-	sh := sharedFor(t, cfg)
+	sh := compaction.NewSharedWith(t, cfg.Models)
+	sh.RuleSets = cfg.strategyRuleSets()
 	overhead := compaction.Overhead(sh, metric)
 	base := compaction.Baseline(sh, opt, overhead)
 	var runs []RunRow
@@ -160,19 +161,6 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []
 		}
 	}
 	return runs, events, summaries, series
-}
-
-// sharedFor prepares t for replay; rule sets given with --rules are usable
-// by strategies too.
-func sharedFor(t *transcript.Transcript, cfg *Config) *compaction.Shared {
-	sh := compaction.NewSharedWith(t, cfg.Models)
-	if cfg.Anchors != nil {
-		sh.RuleSets = map[string]*anchors.RuleSet{}
-		for _, rs := range cfg.Anchors.Sets {
-			sh.RuleSets[rs.Name] = rs
-		}
-	}
-	return sh
 }
 
 // runRow is the runs row of one strategy's replay of t.
@@ -250,6 +238,24 @@ func (c *Config) strategyRulers(metric *tokens.Ruler, gen string) func(string) (
 		}
 		return c.ruler(name, gen)
 	}
+}
+
+// strategyRuleSets are the rule sets strategies may name: the resolved
+// ones (RuleSets) and those given with --rules; nil when there are none.
+func (c *Config) strategyRuleSets() map[string]*anchors.RuleSet {
+	if len(c.RuleSets) == 0 && c.Anchors == nil {
+		return nil
+	}
+	out := make(map[string]*anchors.RuleSet, len(c.RuleSets))
+	for name, rs := range c.RuleSets {
+		out[name] = rs
+	}
+	if c.Anchors != nil { // rule sets given with --rules are usable by strategies too
+		for _, rs := range c.Anchors.Sets {
+			out[rs.Name] = rs
+		}
+	}
+	return out
 }
 
 // Analyses run concurrently on one Config: this never writes to it.
