@@ -98,41 +98,8 @@ func scoredForEvidence(k transcript.Kind) bool {
 func analyzeAnchors(t *transcript.Transcript, turns []transcript.Turn, ac *AnchorConfig, r *Result) {
 	evs := ac.suite.Evaluate(turns)
 	n := len(turns)
-
-	gold, labelled := ac.Labels.For(t.ID, t.Path)
-	var goldTruth, evTruth *anchors.Truth
-	goldAt := make([][]string, n)
-	if labelled {
-		// A label is scored only on the turn its prompt names; one that
-		// cannot be placed is a problem row, never scored elsewhere.
-		var bad []anchors.LabelProblem
-		gold, bad = anchors.ResolveLabels(gold, turns)
-		for _, b := range bad {
-			r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID,
-				Reason: "label " + b.String()})
-		}
-		goldTruth = anchors.NewTruth(n)
-		for _, l := range gold {
-			goldTruth.Add(l.Turn, l.Type)
-			goldAt[l.Turn] = appendUnique(goldAt[l.Turn], string(l.Type))
-		}
-	}
-	var evidence []anchors.Evidence
-	evAt := make([][]string, n)
-	if len(ac.Evidence) > 0 && scoredForEvidence(t.Kind) {
-		evidence = anchors.DeriveEvidence(t, turns, ac.Evidence)
-	}
-	// Evidence is positive-only: a transcript without any (a chat without
-	// TodoWrite, commits or compactions) says nothing about its turns, so
-	// it is left out of evidence scoring, as unlabelled transcripts are of
-	// gold scoring.
-	if len(evidence) > 0 {
-		evTruth = anchors.NewTruth(n)
-		for _, e := range evidence {
-			evTruth.Add(e.Turn, e.Type)
-			evAt[e.Turn] = appendUnique(evAt[e.Turn], string(e.Kind))
-		}
-	}
+	gold, goldTruth, goldAt, labelled := goldLabels(t, turns, ac, r)
+	evidence, evTruth, evAt := evidenceLabels(t, turns, ac)
 
 	detected := make([][]string, n)
 	for _, e := range evs {
@@ -158,6 +125,52 @@ func analyzeAnchors(t *transcript.Transcript, turns []transcript.Turn, ac *Ancho
 		r.Labels = append(r.Labels, LabelRow{Path: t.Path, TranscriptID: t.ID, Source: "evidence", Kind: string(e.Kind),
 			Turn: int64(e.Turn), Type: string(e.Type), Note: e.Note, DetectedBy: strings.Join(detected[e.Turn], ";")})
 	}
+}
+
+// goldLabels are t's gold labels placed on their turns, their truth (nil
+// when t is unlabelled) and the label types per turn. A label is scored
+// only on the turn its prompt names; one that cannot be placed is a problem
+// row of r, never scored elsewhere.
+func goldLabels(t *transcript.Transcript, turns []transcript.Turn, ac *AnchorConfig, r *Result) ([]anchors.Label, *anchors.Truth, [][]string, bool) {
+	gold, labelled := ac.Labels.For(t.ID, t.Path)
+	goldAt := make([][]string, len(turns))
+	if !labelled {
+		return gold, nil, goldAt, false
+	}
+	var bad []anchors.LabelProblem
+	gold, bad = anchors.ResolveLabels(gold, turns)
+	for _, b := range bad {
+		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID,
+			Reason: "label " + b.String()})
+	}
+	truth := anchors.NewTruth(len(turns))
+	for _, l := range gold {
+		truth.Add(l.Turn, l.Type)
+		goldAt[l.Turn] = appendUnique(goldAt[l.Turn], string(l.Type))
+	}
+	return gold, truth, goldAt, true
+}
+
+// evidenceLabels are t's evidence labels, their truth and the evidence kinds
+// per turn. Evidence is positive-only: a transcript without any (a chat
+// without TodoWrite, commits or compactions) says nothing about its turns,
+// so it is left out of evidence scoring (nil truth), as unlabelled
+// transcripts are of gold scoring.
+func evidenceLabels(t *transcript.Transcript, turns []transcript.Turn, ac *AnchorConfig) ([]anchors.Evidence, *anchors.Truth, [][]string) {
+	var evidence []anchors.Evidence
+	evAt := make([][]string, len(turns))
+	if len(ac.Evidence) > 0 && scoredForEvidence(t.Kind) {
+		evidence = anchors.DeriveEvidence(t, turns, ac.Evidence)
+	}
+	if len(evidence) == 0 {
+		return evidence, nil, evAt
+	}
+	truth := anchors.NewTruth(len(turns))
+	for _, e := range evidence {
+		truth.Add(e.Turn, e.Type)
+		evAt[e.Turn] = appendUnique(evAt[e.Turn], string(e.Kind))
+	}
+	return evidence, truth, evAt
 }
 
 func appendUnique(list []string, s string) []string {

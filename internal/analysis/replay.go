@@ -151,38 +151,54 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []
 		}
 		run, evs := compaction.Replay(sh, spec.ID, spec.New(cc.Params[spec.ID]), opt, overhead, base.CostUSD)
 		series.add(&run, evs)
-		runs = append(runs, RunRow{Path: t.Path, TranscriptID: t.ID, Strategy: spec.ID,
-			RuleSet: compaction.RuleSetOf(cc.Params[spec.ID]), Mode: cc.Mode.String(),
-			Window: int64(run.Window), Calls: int64(run.Calls), Overhead: int64(run.Overhead),
-			Compactions: int64(run.Compactions), Overflows: int64(run.Overflows),
-			PeakContext: int64(run.PeakContext), FinalContext: int64(run.FinalContext), TokensProcessed: run.TokensProcessed,
-			CostUSD: run.CostUSD, CostRatio: run.CostRatio, BaselineCostUSD: run.BaselineUSD, Thrash: int64(run.Thrash), MeanCompression: run.MeanCompression,
-			SyntheticAnchorRate: run.SyntheticAnchorRate, MeanNeedRecall: run.MeanNeedRecall,
-			FitsWindow: run.Overflows == 0, KeptEverything: int64(run.KeptEverything), FreedUnder1Pct: int64(run.FreedUnder1),
-			PeakTrigger: int64(run.PeakTrigger), TriggerLimit: int64(run.TriggerLimit), Skips: int64(run.Skips), BaselineOverflows: int64(base.Overflows)})
+		runs = append(runs, runRow(t, spec.ID, cc, &run, &base))
 		for i := range evs {
 			e := &evs[i]
-			events = append(events, EventRow{Path: t.Path, TranscriptID: t.ID, Strategy: spec.ID, Round: int64(e.Round),
-				CallIndex: int64(e.Call), TurnIndex: int64(e.Turn), Action: e.Action,
-				TokensBefore: int64(e.TokensBefore), TokensAfter: int64(e.TokensAfter),
-				CompressionRatio: e.CompressionRatio, LowCompression: e.LowCompression,
-				AnchorKind: e.AnchorKind, AnchorType: e.AnchorType, AnchorRule: e.AnchorRule, AnchorUsed: e.AnchorUsed,
-				KeptTurns: int64(e.KeptTurns), SummarizedTurns: int64(e.SummarizedTurns), SummaryTokens: int64(e.SummaryTokens),
-				OrphanResults: int64(e.OrphanResults), DanglingCalls: int64(e.DanglingCalls),
-				NeedFacts: int64(e.NeedFacts), NeedKept: int64(e.NeedKept), NeedRecall: e.NeedRecall(), NeedDetail: needKinds(e.NeedDetail),
-				FileRecall: e.FileRecall, ErrorRecall: e.ErrorRecall, IntentKept: e.IntentKept,
-				TriggerTokens: int64(e.TriggerTokens), PreTokens: e.PreTokens, SummarizerInput: int64(e.SummarizerInput),
-				Timestamp: e.Timestamp, TriggerReason: e.TriggerReason, KeptEverything: e.KeptEverything,
-				DroppedTokens: int64(e.DroppedTokens), NeedLost: int64(e.NeedFacts - e.NeedKept)})
+			events = append(events, eventRow(t, spec.ID, e))
 			if src := e.Summary.Source; src != "" && src != compaction.SourceExtractive {
-				summaries = append(summaries, SummaryRow{Path: t.Path, TranscriptID: t.ID, Strategy: spec.ID, Round: int64(e.Round),
-					CallIndex: int64(e.Call), Source: src, Model: e.Summary.Model, Error: e.Summary.Err, Attempts: int64(e.Summary.Attempts),
-					InputTokens: int64(e.Summary.InputTokens), OutputTokens: int64(e.Summary.OutputTokens), CostUSD: e.Summary.CostUSD,
-					SummaryTokens: int64(e.SummaryTokens), ExtractiveTokens: int64(e.ExtractiveTokens), NeedRecall: e.NeedRecall()})
+				summaries = append(summaries, summaryRow(t, spec.ID, e))
 			}
 		}
 	}
 	return runs, events, summaries, series
+}
+
+// runRow is the runs row of one strategy's replay of t.
+func runRow(t *transcript.Transcript, id string, cc *compaction.Config, run, base *compaction.Run) RunRow {
+	return RunRow{Path: t.Path, TranscriptID: t.ID, Strategy: id,
+		RuleSet: compaction.RuleSetOf(cc.Params[id]), Mode: cc.Mode.String(),
+		Window: int64(run.Window), Calls: int64(run.Calls), Overhead: int64(run.Overhead),
+		Compactions: int64(run.Compactions), Overflows: int64(run.Overflows),
+		PeakContext: int64(run.PeakContext), FinalContext: int64(run.FinalContext), TokensProcessed: run.TokensProcessed,
+		CostUSD: run.CostUSD, CostRatio: run.CostRatio, BaselineCostUSD: run.BaselineUSD, Thrash: int64(run.Thrash), MeanCompression: run.MeanCompression,
+		SyntheticAnchorRate: run.SyntheticAnchorRate, MeanNeedRecall: run.MeanNeedRecall,
+		FitsWindow: run.Overflows == 0, KeptEverything: int64(run.KeptEverything), FreedUnder1Pct: int64(run.FreedUnder1),
+		PeakTrigger: int64(run.PeakTrigger), TriggerLimit: int64(run.TriggerLimit), Skips: int64(run.Skips), BaselineOverflows: int64(base.Overflows)}
+}
+
+// eventRow is the events row of one compaction.
+func eventRow(t *transcript.Transcript, id string, e *compaction.Event) EventRow {
+	return EventRow{Path: t.Path, TranscriptID: t.ID, Strategy: id, Round: int64(e.Round),
+		CallIndex: int64(e.Call), TurnIndex: int64(e.Turn), Action: e.Action,
+		TokensBefore: int64(e.TokensBefore), TokensAfter: int64(e.TokensAfter),
+		CompressionRatio: e.CompressionRatio, LowCompression: e.LowCompression,
+		AnchorKind: e.AnchorKind, AnchorType: e.AnchorType, AnchorRule: e.AnchorRule, AnchorUsed: e.AnchorUsed,
+		KeptTurns: int64(e.KeptTurns), SummarizedTurns: int64(e.SummarizedTurns), SummaryTokens: int64(e.SummaryTokens),
+		OrphanResults: int64(e.OrphanResults), DanglingCalls: int64(e.DanglingCalls),
+		NeedFacts: int64(e.NeedFacts), NeedKept: int64(e.NeedKept), NeedRecall: e.NeedRecall(), NeedDetail: needKinds(e.NeedDetail),
+		FileRecall: e.FileRecall, ErrorRecall: e.ErrorRecall, IntentKept: e.IntentKept,
+		TriggerTokens: int64(e.TriggerTokens), PreTokens: e.PreTokens, SummarizerInput: int64(e.SummarizerInput),
+		Timestamp: e.Timestamp, TriggerReason: e.TriggerReason, KeptEverything: e.KeptEverything,
+		DroppedTokens: int64(e.DroppedTokens), NeedLost: int64(e.NeedFacts - e.NeedKept)}
+}
+
+// summaryRow is the summaries row of a compaction whose summary a model
+// (or its cache) wrote.
+func summaryRow(t *transcript.Transcript, id string, e *compaction.Event) SummaryRow {
+	return SummaryRow{Path: t.Path, TranscriptID: t.ID, Strategy: id, Round: int64(e.Round),
+		CallIndex: int64(e.Call), Source: e.Summary.Source, Model: e.Summary.Model, Error: e.Summary.Err, Attempts: int64(e.Summary.Attempts),
+		InputTokens: int64(e.Summary.InputTokens), OutputTokens: int64(e.Summary.OutputTokens), CostUSD: e.Summary.CostUSD,
+		SummaryTokens: int64(e.SummaryTokens), ExtractiveTokens: int64(e.ExtractiveTokens), NeedRecall: e.NeedRecall()}
 }
 
 // SummaryRow is a row of the summaries table: one per compaction event

@@ -102,27 +102,76 @@ func (a *anchorPoint) Compact(s *Sim) Outcome {
 	if err != nil {
 		return Outcome{Skip: true}
 	}
-	// The context's turns: pseudo-turns for leading written messages, then
-	// recorded turns [first, last].
-	var pseudo []transcript.Turn
-	first := -1
-	for i := range s.Ctx {
-		it := &s.Ctx[i]
-		if it.Orig >= 0 {
-			first = s.TurnOf[it.Orig]
-			break
-		}
-		pseudo = append(pseudo, transcript.Turn{UserMessage: it.Msg.Text(), Timestamp: "written"})
-	}
-	if first < 0 {
+	ct, ok := contextTurnsOf(s)
+	if !ok {
 		return Outcome{Skip: true}
 	}
 	last := s.TurnOf[s.Cursor-1]
-	total := len(pseudo) + last - first + 1
+	total := len(ct.pseudo) + last - ct.first + 1
 	keep := min(a.p.KeepTurns, total)
-	flow := e.Flow(first, last+1)
-	shift := len(pseudo) // flow turn i is context turn i+shift
+	flow := e.Flow(ct.first, last+1)
+	cut, info := chooseAnchor(&flow, ct.shift(), total, keep)
+	var keepFrom int
+	if a.p.TailBudget > 0 {
+		keepFrom = a.budgetCut(s, flow.Anchors, ct.shift(), ct.start, &info)
+	} else {
+		if cut == 0 {
+			return Outcome{Skip: true, Anchor: info}
+		}
+		keepFrom = ct.start(cut)
+	}
+	if keepFrom == 0 {
+		return Outcome{Skip: true, Anchor: info}
+	}
+	return a.summarizeBefore(s, &flow, ct, keepFrom, info)
+}
 
+// contextTurns are the turns of a context: one pseudo-turn per written
+// message leading it, then the recorded turns from first on. Context turn
+// i is flow turn i − shift().
+type contextTurns struct {
+	s      *Sim
+	pseudo []transcript.Turn
+	first  int
+}
+
+// contextTurnsOf finds the context's turns; false when the context holds no
+// recorded message.
+func contextTurnsOf(s *Sim) (contextTurns, bool) {
+	ct := contextTurns{s: s, first: -1}
+	for i := range s.Ctx {
+		it := &s.Ctx[i]
+		if it.Orig >= 0 {
+			ct.first = s.TurnOf[it.Orig]
+			break
+		}
+		ct.pseudo = append(ct.pseudo, transcript.Turn{UserMessage: it.Msg.Text(), Timestamp: "written"})
+	}
+	return ct, ct.first >= 0
+}
+
+// shift is the number of pseudo-turns: flow turn i is context turn i+shift.
+func (ct contextTurns) shift() int { return len(ct.pseudo) }
+
+// start is the context index of context turn t's first item.
+func (ct contextTurns) start(t int) int {
+	if t < len(ct.pseudo) {
+		return t
+	}
+	s := ct.s
+	for i := range s.Ctx {
+		it := &s.Ctx[i]
+		if it.Orig >= 0 && s.TurnOf[it.Orig]-ct.first+ct.shift() >= t {
+			return i
+		}
+	}
+	return len(s.Ctx)
+}
+
+// chooseAnchor picks the most recent anchor older than the kept turns and
+// returns the first kept context turn (from that anchor, else the last keep
+// turns) and what the event says about anchors.
+func chooseAnchor(flow *anchors.Flow, shift, total, keep int) (int, AnchorInfo) {
 	info := AnchorInfo{Kind: "none"}
 	natural := flow.Natural()
 	switch {
@@ -139,49 +188,29 @@ func (a *anchorPoint) Compact(s *Sim) Outcome {
 		}
 	}
 	cut := total - keep // first kept context turn
-	if chosen != nil {
+	switch {
+	case chosen != nil:
 		cut = chosen.Turn + shift
 		info.Used = true
 		info.Type, info.Rule = string(chosen.Type), chosen.Rule
-	} else if len(natural) > 0 {
+	case len(natural) > 0:
 		info.Type, info.Rule = string(natural[len(natural)-1].Type), natural[len(natural)-1].Rule
-	} else if flow.Synthetic != nil {
+	case flow.Synthetic != nil:
 		info.Type, info.Rule = string(flow.Synthetic.Type), flow.Synthetic.Rule
 	}
-	// turnStart is the context index of context turn ct's first item.
-	turnStart := func(ct int) int {
-		if ct < len(pseudo) {
-			return ct
-		}
-		for i := range s.Ctx {
-			it := &s.Ctx[i]
-			if it.Orig >= 0 && s.TurnOf[it.Orig]-first+shift >= ct {
-				return i
-			}
-		}
-		return len(s.Ctx)
-	}
-	var keepFrom int
-	if a.p.TailBudget > 0 {
-		keepFrom = a.budgetCut(s, flow.Anchors, shift, turnStart, &info)
-	} else {
-		if cut == 0 {
-			return Outcome{Skip: true, Anchor: info}
-		}
-		keepFrom = turnStart(cut)
-	}
-	if keepFrom == 0 {
-		return Outcome{Skip: true, Anchor: info}
-	}
+	return cut, info
+}
 
-	// The turns to summarize: one per written message before the cut, and
-	// the recorded turns the summarized messages belong to (a turn the
-	// budget cut splits is summarized whole).
+// summarizeBefore replaces the context items before keepFrom with the
+// weighted summary of their turns: one per written message before the cut,
+// and the recorded turns the summarized messages belong to (a turn the
+// budget cut splits is summarized whole).
+func (a *anchorPoint) summarizeBefore(s *Sim, flow *anchors.Flow, ct contextTurns, keepFrom int, info AnchorInfo) Outcome {
 	var summarize []transcript.Turn
-	summarize = append(summarize, pseudo[:min(keepFrom, len(pseudo))]...)
-	if keepFrom > len(pseudo) {
+	summarize = append(summarize, ct.pseudo[:min(keepFrom, len(ct.pseudo))]...)
+	if keepFrom > len(ct.pseudo) {
 		lastTurn := s.TurnOf[s.Ctx[keepFrom-1].Orig]
-		for t := first; t <= lastTurn; t++ {
+		for t := ct.first; t <= lastTurn; t++ {
 			summarize = append(summarize, s.Turns[t])
 		}
 	}
@@ -190,11 +219,12 @@ func (a *anchorPoint) Compact(s *Sim) Outcome {
 		style = anchors.StyleFSpec
 	}
 	ctxInfo := flow.Context
+	natural := flow.Natural()
 	summarized := s.Ctx[:keepFrom]
 	req := &SummaryRequest{Strategy: a.id, Round: s.Round + 1, PromptName: "codelet", MaxOutputTokens: 1024,
 		Input: func() string { return plainText(summarized) },
 		Deterministic: func() string {
-			return anchors.WeightedSummary(summarize, flow.Natural(), &ctxInfo, style)
+			return anchors.WeightedSummary(summarize, natural, &ctxInfo, style)
 		}}
 	summary := s.summarize(req)
 	ctx := make([]Item, 0, len(s.Ctx)-keepFrom+1)

@@ -225,7 +225,7 @@ func TestPairsWithRepeatedIDsAndSameMessagePairs(t *testing.T) {
 		sim.replace(ctx)
 		sc := sim.scratch(len(sim.T.Messages), len(sim.Turns))
 		for i := range sim.Ctx {
-			sc.present[sim.Ctx[i].Orig], sc.pos[sim.Ctx[i].Orig] = sc.stamp, int32(i)
+			sc.setAt(sim.Ctx[i].Orig, i)
 		}
 		if o, d := sc.pairs(sim.Shared, sim.Ctx); o != 0 || d != 0 {
 			t.Errorf("keeping %v: %d orphans, %d dangling, want none", keep, o, d)
@@ -235,7 +235,7 @@ func TestPairsWithRepeatedIDsAndSameMessagePairs(t *testing.T) {
 	sim.replace([]Item{sim.Original(0), sim.Original(1), sim.Original(2), sim.Original(4)})
 	sc := sim.scratch(len(sim.T.Messages), len(sim.Turns))
 	for i := range sim.Ctx {
-		sc.present[sim.Ctx[i].Orig], sc.pos[sim.Ctx[i].Orig] = sc.stamp, int32(i)
+		sc.setAt(sim.Ctx[i].Orig, i)
 	}
 	if o, d := sc.pairs(sim.Shared, sim.Ctx); o != 1 || d != 0 {
 		t.Errorf("second call dropped: %d orphans, %d dangling, want 1 and 0", o, d)

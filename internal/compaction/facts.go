@@ -96,38 +96,14 @@ type FactIndex struct {
 // IndexFacts extracts and indexes the facts of a transcript.
 func IndexFacts(t *transcript.Transcript) *FactIndex {
 	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), ids: map[Fact]int32{}, lines: map[string][]int32{}}
-	var ex extractor
-	var mi int32    // the message being indexed
-	var per []int32 // the facts of every message, in message order
-	start := make([]int, len(t.Messages)+1)
-	ex.lineFn = func(line string) { ix.lines[line] = appendOnce(ix.lines[line], mi) }
-	// One lookup per occurrence: a fact is new to this message when its
-	// list does not end with this message yet (a line fact's list is
-	// replaced by its line's below).
-	ex.emit = func(f Fact) {
-		id, ok := ix.ids[f]
-		if !ok {
-			id = int32(len(ix.facts))
-			ix.ids[f] = id
-			ix.facts = append(ix.facts, f)
-			ix.occ = append(ix.occ, nil)
-		}
-		if l := ix.occ[id]; len(l) == 0 || l[len(l)-1] != mi {
-			ix.occ[id] = append(l, mi)
-			per = append(per, id)
-		}
-	}
-	for i := range t.Messages {
-		mi = int32(i)
-		ex.message(&t.Messages[i])
-		start[i+1] = len(per)
-	}
+	per, start := ix.extractAll(t)
 	for i := range t.Messages {
 		if start[i] < start[i+1] {
 			ix.perMsg[i] = per[start[i]:start[i+1]:start[i+1]]
 		}
 	}
 	n := len(ix.facts)
+	ix.occ = occurrences(per, start, n)
 	ix.base = make([]int32, n)
 	for id := range n {
 		f := ix.facts[id]
@@ -138,6 +114,66 @@ func IndexFacts(t *transcript.Transcript) *FactIndex {
 		ix.base[id] = b
 	}
 	return ix
+}
+
+// extractAll extracts every message's facts, giving each distinct fact an
+// id: per lists the distinct fact ids of every message, in message order,
+// message i's from start[i] to start[i+1]. Lines that can be line facts are
+// indexed in ix.lines.
+func (ix *FactIndex) extractAll(t *transcript.Transcript) (per []int32, start []int) {
+	var ex extractor
+	var mi int32     // the message being indexed
+	var last []int32 // per fact id, the last message it was found in
+	start = make([]int, len(t.Messages)+1)
+	ex.lineFn = func(line string) { ix.lines[line] = appendOnce(ix.lines[line], mi) }
+	// One lookup per occurrence: a fact is new to this message when it
+	// was last found in an earlier one.
+	ex.emit = func(f Fact) {
+		id, ok := ix.ids[f]
+		if !ok {
+			id = int32(len(ix.facts))
+			ix.ids[f] = id
+			ix.facts = append(ix.facts, f)
+			last = append(last, -1)
+		}
+		if last[id] != mi {
+			last[id] = mi
+			per = append(per, id)
+		}
+	}
+	for i := range t.Messages {
+		mi = int32(i)
+		ex.message(&t.Messages[i])
+		start[i+1] = len(per)
+	}
+	return per, start
+}
+
+// occurrences lists, for each of n fact ids, the messages it was found in,
+// ascending, all in one array (per and start as extractAll returns them).
+func occurrences(per []int32, start []int, n int) [][]int32 {
+	at := make([]int32, n+1) // at[id] is where id's list begins in flat
+	for _, id := range per {
+		at[id+1]++
+	}
+	for id := 1; id <= n; id++ {
+		at[id] += at[id-1]
+	}
+	flat := make([]int32, len(per))
+	next := append([]int32(nil), at[:n]...)
+	for i := 0; i+1 < len(start); i++ {
+		for _, id := range per[start[i]:start[i+1]] {
+			flat[next[id]] = int32(i)
+			next[id]++
+		}
+	}
+	occ := make([][]int32, n)
+	for id := range n {
+		if at[id] < at[id+1] {
+			occ[id] = flat[at[id]:at[id+1]:at[id+1]]
+		}
+	}
+	return occ
 }
 
 // intern returns a fact's id, adding the fact when the recording does not
@@ -270,7 +306,9 @@ func (ex *extractor) message(m *transcript.Message) []Fact {
 
 // errorLines adds the first line of a failed output and up to limit
 // error-looking lines as facts, and passes every error-looking line to
-// lineFn.
+// lineFn. It searches the text for error words (errorAt) and looks only at
+// the lines that have one: a line's trimming removes no letter, so it looks
+// like an error exactly when it holds an error word.
 func (ex *extractor) errorLines(text string, failed bool, limit int) {
 	if failed {
 		if l := strings.TrimSpace(firstLine(text)); len(l) >= 8 && len(l) <= 300 {
@@ -279,18 +317,22 @@ func (ex *extractor) errorLines(text string, failed bool, limit int) {
 	}
 	n := 0
 	for len(text) > 0 && (n < limit || ex.lineFn != nil) {
-		j := strings.IndexByte(text, '\n')
-		var line string
-		if j < 0 {
-			line, text = text, ""
+		at := errorAt(text)
+		if at < 0 {
+			return
+		}
+		start := strings.LastIndexByte(text[:at], '\n') + 1
+		line := text[start:]
+		if j := strings.IndexByte(line, '\n'); j >= 0 {
+			line, text = line[:j], line[j+1:]
 		} else {
-			line, text = text[:j], text[j+1:]
+			text = ""
 		}
 		if len(line) < 8 {
 			continue
 		}
 		line = strings.TrimSpace(line)
-		if len(line) < 8 || len(line) > 300 || !ex.looksLikeError(line) {
+		if len(line) < 8 || len(line) > 300 {
 			continue
 		}
 		if ex.lineFn != nil {
@@ -303,30 +345,42 @@ func (ex *extractor) errorLines(text string, failed bool, limit int) {
 	}
 }
 
-// looksLikeError reports whether a line names an error (errorWords),
-// ignoring ASCII case, in one pass without copying the line.
-func (ex *extractor) looksLikeError(line string) bool {
-	for i := 0; i < len(line); i++ {
-		switch line[i] | 0x20 {
+// errorLead marks the first letters of the error words, either case.
+var errorLead = func() (t [256]bool) {
+	for _, c := range "etpfETPF" {
+		t[c] = true
+	}
+	return t
+}()
+
+// errorAt is the index of the first error word in s (error, exception,
+// traceback, panic, fatal, fail, ignoring ASCII case), or -1.
+func errorAt(s string) int {
+	for i := 0; i+4 <= len(s); i++ {
+		if !errorLead[s[i]] {
+			continue
+		}
+		w := s[i:]
+		switch s[i] | 0x20 {
 		case 'e':
-			if hasFold(line[i:], "error") || hasFold(line[i:], "exception") {
-				return true
+			if hasFold(w, "error") || hasFold(w, "exception") {
+				return i
 			}
 		case 't':
-			if hasFold(line[i:], "traceback") {
-				return true
+			if hasFold(w, "traceback") {
+				return i
 			}
 		case 'p':
-			if hasFold(line[i:], "panic") {
-				return true
+			if hasFold(w, "panic") {
+				return i
 			}
 		case 'f':
-			if hasFold(line[i:], "fatal") || hasFold(line[i:], "fail") {
-				return true
+			if hasFold(w, "fatal") || hasFold(w, "fail") {
+				return i
 			}
 		}
 	}
-	return false
+	return -1
 }
 
 // hasFold reports whether s starts with the lower-case ASCII word w,
@@ -403,7 +457,9 @@ func (ex *extractor) words(text string) {
 		key := j+1 < len(text) && text[j] == '"' && text[j+1] == ':'
 		if (pathy || identy) && !key && j-i >= 3 {
 			if pathy {
-				ex.word(text[i:j])
+				if identy || !plainWord(text[i:j]) {
+					ex.word(text[i:j])
+				}
 			} else {
 				ex.ident(text[i:j])
 			}
@@ -452,6 +508,16 @@ var wordClass = func() (t [256]uint8) {
 	}
 	return t
 }()
+
+// plainWord reports whether word can hold no fact when it has no
+// identifier shape (an underscore, or an upper-case letter after a
+// lower-case one): it has no slash or backslash (no path, URL or drive) and
+// no dot but at its end (no file name). Such words ("done.", "Note:") are
+// most of prose's path-like words; word would find nothing in them.
+func plainWord(w string) bool {
+	return strings.IndexByte(w, '/') < 0 && strings.IndexByte(w, '\\') < 0 &&
+		strings.IndexByte(strings.TrimRight(w, ".:?"), '.') < 0
+}
 
 func (ex *extractor) word(w string) {
 	for len(w) > 0 {

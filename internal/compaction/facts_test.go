@@ -131,3 +131,99 @@ func TestNeedRecallByHand(t *testing.T) {
 		t.Errorf("file recall %v, want 1: src/auth.go is held as auth.go", ev3.FileRecall)
 	}
 }
+
+// TestErrorLinesMatchesLineScan checks that errorLines, which jumps from
+// error word to error word, finds the lines a plain line-by-line scan finds
+// (every line, trimmed, of 8 to 300 bytes that holds an error word), in
+// order, within the limit.
+func TestErrorLinesMatchesLineScan(t *testing.T) {
+	scan := func(text string, limit int) (facts, lines []string) {
+		for _, line := range strings.Split(text, "\n") {
+			line = strings.TrimSpace(line)
+			if len(line) < 8 || len(line) > 300 || errorAt(line) < 0 {
+				continue
+			}
+			lines = append(lines, line)
+			if len(facts) < limit {
+				facts = append(facts, line)
+			}
+		}
+		return facts, lines
+	}
+	long := strings.Repeat("x", 300)
+	for _, text := range []string{
+		"",
+		"error",
+		"short err\nERROR: the build failed\n  \tTraceback (most recent call last):  \nok\n",
+		"no newline at the end: panic: nil map",
+		"fatal\nFAIL\nFailed to connect\n\n\nexception in thread main\n",
+		"TypeError: x is undefined\r\n" + long + " error\nline with Error and fail twice: error\n",
+		"eeee tttt pppp ffff fai\nfai l\npanicky but fine fatalistic\n",
+		"a\nb\nc\nError at the last line",
+	} {
+		for _, limit := range []int{0, 1, 5} {
+			var ex extractor
+			var got []string
+			ex.lineFn = func(l string) { got = append(got, l) }
+			ex.gen, ex.seen = 1, map[Fact]uint32{}
+			ex.errorLines(text, false, limit)
+			var gotFacts []string
+			for _, f := range ex.out {
+				gotFacts = append(gotFacts, f.Text)
+			}
+			wantFacts, wantLines := scan(text, limit)
+			if strings.Join(got, "\n") != strings.Join(wantLines, "\n") || strings.Join(gotFacts, "\n") != strings.Join(wantFacts, "\n") {
+				t.Errorf("%q limit %d: lines %q facts %q, want %q %q", text, limit, got, gotFacts, wantLines, wantFacts)
+			}
+		}
+	}
+}
+
+// TestPlainWordsHoldNoFact checks the shortcut of words: every word of up to
+// five characters over an alphabet of letters, digits and path punctuation
+// that has no identifier shape and is plain (plainWord) yields no fact when
+// word looks at it.
+func TestPlainWordsHoldNoFact(t *testing.T) {
+	const alphabet = "aZgo_.:?/\\9-"
+	var ex extractor
+	ex.seen = map[Fact]uint32{}
+	checked := 0
+	var walk func(w []byte)
+	walk = func(w []byte) {
+		if len(w) >= 3 {
+			var seen, prev uint8
+			for _, c := range w {
+				k := wordClass[c]
+				seen |= k
+				if k&classUpper != 0 && prev&classLower != 0 {
+					seen |= classIdent
+				}
+				prev = k
+			}
+			if seen&classPath != 0 && seen&classIdent == 0 && plainWord(string(w)) {
+				checked++
+				ex.gen++
+				ex.out = nil
+				ex.word(string(w))
+				if len(ex.out) > 0 {
+					t.Fatalf("%q is plain but holds %v", w, ex.out)
+				}
+			}
+		}
+		if len(w) == 5 {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			walk(append(w, alphabet[i]))
+		}
+	}
+	walk(nil)
+	if checked == 0 {
+		t.Fatal("no plain word checked")
+	}
+	for _, w := range []string{"main.go", "a/b.txt", "https://x.io", `C:\x`, "done.", "Note:", "e.g."} {
+		if plainWord(w) != (w == "done." || w == "Note:") {
+			t.Errorf("plainWord(%q) = %v", w, plainWord(w))
+		}
+	}
+}

@@ -36,6 +36,28 @@ func (c *checkingStrategy) check(s *Sim) {
 			c.t.Fatalf("%s call %d: CacheRead %d, counted %d", s.T.Path, s.Call, got, want)
 		}
 	}
+	// The context's total, running sums and last prompt (which replace
+	// copies for the unchanged start of a compacted context) == a recount.
+	wantLast, total, cum, cumThink := -1, 0, 0, 0
+	for i := range s.Ctx {
+		if s.strip && s.isPrompt(&s.Ctx[i]) {
+			wantLast = i
+		}
+		cum += s.tok[i]
+		cumThink += s.think[i]
+		if s.cumTok[i] != cum || s.cumThink[i] != cumThink {
+			c.t.Fatalf("%s call %d: running sums at %d are %d/%d, counted %d/%d", s.T.Path, s.Call, i, s.cumTok[i], s.cumThink[i], cum, cumThink)
+		}
+	}
+	if s.lastPrompt != wantLast {
+		c.t.Fatalf("%s call %d: last prompt %d, counted %d", s.T.Path, s.Call, s.lastPrompt, wantLast)
+	}
+	for i := range s.Ctx {
+		total += s.ItemTokens(i)
+	}
+	if s.Tokens() != total {
+		c.t.Fatalf("%s call %d: context total %d, counted %d", s.T.Path, s.Call, s.Tokens(), total)
+	}
 	// mask's unmasked observations, kept between calls == a fresh scan.
 	if m, ok := c.Strategy.(*mask); ok {
 		var want [][2]int

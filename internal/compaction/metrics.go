@@ -91,9 +91,11 @@ func ratio(num, den int) *float64 {
 // measureScratch is measure's reusable state: stamped slices instead of
 // maps, reset by bumping the stamp.
 type measureScratch struct {
-	stamp                 uint32
-	verbatim, present     []uint32 // by recorded message
-	pos                   []int32  // position in the context, where present
+	stamp    uint32
+	verbatim []uint32 // by recorded message
+	// at is, by recorded message, whether it is present (stamp) and at
+	// which position of the context: one load for pairs' lookups.
+	at                    []stampedPos
 	turnBefore, turnAfter []uint32 // by turn
 	unchanged             []uint32 // by item id (written and modified items)
 	// sameTools caches sameTools per modified item id (items never change
@@ -101,13 +103,27 @@ type measureScratch struct {
 	sameTools     []uint8
 	fact, written []uint32 // by fact id: dropped, held by written text
 	dropped       []int32  // ids of the dropped facts
-	open          map[string]bool
+	// file marks, by fact id, the changed files of dropped tool calls;
+	// files lists their ids.
+	file  []uint32
+	files []int32
+	open  map[string]bool
 }
+
+// stampedPos is a position in the context, valid when stamp is the
+// scratch's current stamp.
+type stampedPos struct {
+	stamp uint32
+	pos   int32
+}
+
+// setAt marks recorded message o present at context position i.
+func (sc *measureScratch) setAt(o, i int) { sc.at[o] = stampedPos{sc.stamp, int32(i)} }
 
 func (s *Sim) scratch(nmsgs, nturns int) *measureScratch {
 	sc := &s.sc
 	if len(sc.verbatim) != nmsgs {
-		sc.verbatim, sc.present, sc.pos = make([]uint32, nmsgs), make([]uint32, nmsgs), make([]int32, nmsgs)
+		sc.verbatim, sc.at = make([]uint32, nmsgs), make([]stampedPos, nmsgs)
 		sc.turnBefore, sc.turnAfter = make([]uint32, nturns), make([]uint32, nturns)
 		sc.open = map[string]bool{}
 	}
@@ -174,7 +190,7 @@ func sameTools(it *Item, want []toolPartner) bool {
 }
 
 // pairs counts orphan results and dangling calls in the context (measure
-// has set present and pos), leaving out the pairs the recording itself
+// has marked where each recorded message is, setAt), leaving out the pairs the recording itself
 // lost. Recorded messages use the precomputed partners; a context holding
 // written tool blocks is checked by id.
 func (sc *measureScratch) pairs(sh *Shared, items []Item) (orphans, dangling int) {
@@ -195,8 +211,11 @@ func (sc *measureScratch) pairs(sh *Shared, items []Item) (orphans, dangling int
 			// A pair inside one message (Codex records some results in
 			// the assistant message that made the call) is valid while
 			// the item keeps both blocks, which sameTools checked.
-			ok := tp.partner == it.Orig || tp.partner >= 0 && sc.present[tp.partner] == sc.stamp &&
-				(tp.result && int(sc.pos[tp.partner]) < i || !tp.result && int(sc.pos[tp.partner]) > i)
+			ok := tp.partner == it.Orig
+			if !ok && tp.partner >= 0 {
+				at := sc.at[tp.partner]
+				ok = at.stamp == sc.stamp && (tp.result && int(at.pos) < i || !tp.result && int(at.pos) > i)
+			}
 			if ok || sh.Lost[tp.id] {
 				continue
 			}
@@ -262,8 +281,23 @@ func (sc *measureScratch) pairsByID(items []Item, lost map[string]bool) (orphans
 	return orphans, dangling
 }
 
-// measure fills an event's metrics from the contexts before and after.
+// measure fills an event's metrics from the contexts before (before, of
+// beforeTok metric tokens) and after (s.Ctx), in named steps: sizes, the
+// marks of the context after, one pass over the context before (turns,
+// dropped facts and tokens), tool pairs, then the recalls.
 func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
+	measureSizes(s, ev, beforeTok, out)
+	m := measurement{s: s, before: before, sc: s.scratch(len(s.T.Messages), len(s.Turns)), ix: s.Facts()}
+	m.markAfter()
+	m.scanBefore(ev)
+	ev.OrphanResults, ev.DanglingCalls = m.sc.pairs(s.Shared, s.Ctx)
+	m.needRecall(ev)
+	m.fileRecall(ev)
+	m.intentKept(ev)
+}
+
+// measureSizes fills the token counts, compression and summary size.
+func measureSizes(s *Sim, ev *Event, beforeTok int, out *Outcome) {
 	ev.TokensBefore, ev.TokensAfter = beforeTok, s.Tokens()
 	if beforeTok > 0 {
 		ev.CompressionRatio = float64(beforeTok-ev.TokensAfter) / float64(beforeTok)
@@ -272,162 +306,217 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	if out.Summary != "" {
 		ev.SummaryTokens = s.Metric.Text(out.Summary)
 	}
+}
 
-	n := len(s.T.Messages)
-	sc := s.scratch(n, len(s.Turns))
-	verbatim := func(o int) bool { return sc.verbatim[o] == sc.stamp }
+// measurement is one compaction being measured: the context before, the
+// marks of the context after (s.Ctx) in the scratch, and the text the
+// strategy wrote, built when first needed.
+type measurement struct {
+	s      *Sim
+	before []Item
+	sc     *measureScratch
+	ix     *FactIndex
+	// text is what the strategy wrote or changed (textDone once built);
+	// wordsDone is set once the word facts of text are marked in
+	// sc.written.
+	text                string
+	textDone, wordsDone bool
+}
+
+// verbatim reports whether recorded message o is in the context after as
+// it was recorded.
+func (m *measurement) verbatim(o int) bool { return m.sc.verbatim[o] == m.sc.stamp }
+
+// unchanged reports whether a written or modified item of the context
+// before is still in the context after, as it was.
+func (m *measurement) unchanged(it *Item) bool {
+	return it.id > 0 && m.sc.unchanged[it.id] == m.sc.stamp
+}
+
+// markAfter marks, for the context after, which recorded messages are
+// present (and where), which are verbatim, which written items are still
+// there, and which turns still have a message.
+func (m *measurement) markAfter() {
+	s, sc := m.s, m.sc
 	for i := range s.Ctx {
 		it := &s.Ctx[i]
-		if it.Orig >= 0 {
-			sc.present[it.Orig], sc.pos[it.Orig] = sc.stamp, int32(i)
-			if !it.Modified {
-				sc.verbatim[it.Orig] = sc.stamp
-				continue
-			}
-		}
-		sc.unchanged[it.id] = sc.stamp
-	}
-	// text is what the strategy wrote or changed, built when first needed.
-	var text string
-	textDone := false
-	written := func() string {
-		if !textDone {
-			textDone = true
-			var b strings.Builder
-			for i := range s.Ctx {
-				if it := &s.Ctx[i]; it.Orig < 0 || it.Modified {
-					writeText(&b, it.Msg)
-				}
-			}
-			text = b.String()
-		}
-		return text
-	}
-
-	for i := range s.Ctx {
-		if o := s.Ctx[i].Orig; o >= 0 {
-			sc.turnAfter[s.TurnOf[o]] = sc.stamp
-		}
-	}
-	for i := range before {
-		o := before[i].Orig
-		if o < 0 {
+		if it.Orig < 0 {
+			sc.unchanged[it.id] = sc.stamp
 			continue
 		}
-		t := s.TurnOf[o]
-		if sc.turnBefore[t] == sc.stamp {
-			continue
-		}
-		sc.turnBefore[t] = sc.stamp
-		if sc.turnAfter[t] == sc.stamp {
-			ev.KeptTurns++
+		sc.setAt(it.Orig, i)
+		sc.turnAfter[s.TurnOf[it.Orig]] = sc.stamp
+		if it.Modified {
+			sc.unchanged[it.id] = sc.stamp
 		} else {
-			ev.SummarizedTurns++
+			sc.verbatim[it.Orig] = sc.stamp
 		}
 	}
+}
 
-	ev.OrphanResults, ev.DanglingCalls = sc.pairs(s.Shared, s.Ctx)
-
-	// The dropped span: recorded messages no longer verbatim, and written
-	// messages that are gone. Facts are deduped by id.
-	ix := s.Facts()
-	var ex extractor
-	dropped := sc.dropped[:0]
-	drop := func(id int32) {
-		if int(id) >= len(sc.fact) {
-			sc.fact = append(sc.fact, make([]uint32, int(id)+1-len(sc.fact)+64)...)
-		}
-		if sc.fact[id] != sc.stamp {
-			sc.fact[id] = sc.stamp
-			dropped = append(dropped, id)
-		}
-	}
-	files := map[int32]bool{}
-	for i := range before {
-		it := &before[i]
-		switch {
-		case it.Orig >= 0 && verbatim(it.Orig):
-			continue
-		case it.Orig >= 0 && !it.Modified:
-			for _, id := range ix.perMsg[it.Orig] {
-				drop(id)
-			}
-			for _, b := range it.Msg.Blocks {
-				if b.Kind == transcript.BlockToolUse && b.Path != "" && b.ToolKind() == transcript.ToolModify {
-					files[ix.intern(Fact{FactPath, b.Path})] = true
-				}
-			}
-		case it.id > 0 && sc.unchanged[it.id] == sc.stamp:
-			continue // a written or modified message still there as it was
-		default: // a written or modified message that is gone or changed again
-			for _, f := range ex.message(it.Msg) {
-				drop(ix.intern(f))
-			}
-		}
-	}
-	sc.dropped = dropped
-	// The facts of the text the strategy wrote: word facts (paths,
-	// identifiers, URLs) are looked up; line facts are searched as text.
-	// A written fact the index lacks is no dropped fact.
-	writtenDone := false
-	inWritten := func(id int32) bool {
-		f := ix.facts[id]
-		if f.Kind.isLine() {
-			return strings.Contains(written(), f.Text)
-		}
-		if !writtenDone {
-			writtenDone = true
-			if len(sc.written) < len(ix.facts) {
-				sc.written = make([]uint32, len(ix.facts)+64)
-			}
-			var wx extractor
-			for _, wf := range wx.message(&transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: written()}}}) {
-				if wid, ok := ix.ids[wf]; ok {
-					sc.written[wid] = sc.stamp
-				}
-			}
-		}
-		return int(id) < len(sc.written) && sc.written[id] == sc.stamp
-	}
-	heldFact := func(id int32) bool {
-		if ix.heldBy(id, verbatim) || inWritten(id) {
-			return true
-		}
-		if b := ix.base[id]; b >= 0 {
-			return ix.heldBy(b, verbatim) || inWritten(b)
-		}
-		return false
-	}
+// scanBefore walks the context before once: it counts kept and summarized
+// turns, collects the dropped facts and the changed files of dropped
+// messages, and adds up the dropped tokens (KeptEverything, DroppedTokens).
+func (m *measurement) scanBefore(ev *Event) {
+	sc := m.sc
+	sc.dropped, sc.files = sc.dropped[:0], sc.files[:0]
 	ev.KeptEverything = true
-	for i := range before {
-		it := &before[i]
-		switch {
-		case it.Orig >= 0 && !it.Modified && verbatim(it.Orig):
-		case it.id > 0 && sc.unchanged[it.id] == sc.stamp:
-		default:
-			if it.Orig >= 0 {
-				ev.KeptEverything = false
+	for i := range m.before {
+		it := &m.before[i]
+		if it.Orig >= 0 {
+			m.countTurn(ev, m.s.TurnOf[it.Orig])
+		}
+		m.dropFactsOf(it)
+		if (it.Orig >= 0 && !it.Modified && m.verbatim(it.Orig)) || m.unchanged(it) {
+			continue
+		}
+		if it.Orig >= 0 {
+			ev.KeptEverything = false
+		}
+		ev.DroppedTokens += m.s.Metric.Message(it.Msg)
+	}
+}
+
+// countTurn counts a turn of the context before once: kept when the context
+// after still has one of its messages, else summarized.
+func (m *measurement) countTurn(ev *Event, t int) {
+	sc := m.sc
+	if sc.turnBefore[t] == sc.stamp {
+		return
+	}
+	sc.turnBefore[t] = sc.stamp
+	if sc.turnAfter[t] == sc.stamp {
+		ev.KeptTurns++
+	} else {
+		ev.SummarizedTurns++
+	}
+}
+
+// dropFactsOf adds the facts of an item of the context before that the
+// context after no longer has as it was: a recorded message no longer
+// verbatim (its indexed facts, and the files its tool calls change), or a
+// written or modified message that is gone or changed again (its facts
+// extracted now). Facts are deduped by id.
+func (m *measurement) dropFactsOf(it *Item) {
+	ix := m.ix
+	switch {
+	case it.Orig >= 0 && m.verbatim(it.Orig):
+	case it.Orig >= 0 && !it.Modified:
+		for _, id := range ix.perMsg[it.Orig] {
+			m.sc.drop(id)
+		}
+		for _, b := range it.Msg.Blocks {
+			if b.Kind == transcript.BlockToolUse && b.Path != "" && b.ToolKind() == transcript.ToolModify {
+				m.sc.changedFile(ix.intern(Fact{FactPath, b.Path}))
 			}
-			ev.DroppedTokens += s.Metric.Message(it.Msg)
+		}
+	case m.unchanged(it): // a written or modified message still there as it was
+	default:
+		var ex extractor
+		for _, f := range ex.message(it.Msg) {
+			m.sc.drop(ix.intern(f))
 		}
 	}
+}
+
+// drop adds a fact id to the dropped facts, once.
+func (sc *measureScratch) drop(id int32) {
+	if int(id) >= len(sc.fact) {
+		sc.fact = append(sc.fact, make([]uint32, int(id)+1-len(sc.fact)+64)...)
+	}
+	if sc.fact[id] != sc.stamp {
+		sc.fact[id] = sc.stamp
+		sc.dropped = append(sc.dropped, id)
+	}
+}
+
+// changedFile adds the path fact of a file a dropped tool call changed, once.
+func (sc *measureScratch) changedFile(id int32) {
+	if int(id) >= len(sc.file) {
+		sc.file = append(sc.file, make([]uint32, int(id)+1-len(sc.file)+64)...)
+	}
+	if sc.file[id] != sc.stamp {
+		sc.file[id] = sc.stamp
+		sc.files = append(sc.files, id)
+	}
+}
+
+// written is the text the strategy wrote or changed in the context after,
+// without placeholders.
+func (m *measurement) written() string {
+	if !m.textDone {
+		m.textDone = true
+		var b strings.Builder
+		for i := range m.s.Ctx {
+			if it := &m.s.Ctx[i]; it.Orig < 0 || it.Modified {
+				writeText(&b, it.Msg)
+			}
+		}
+		m.text = b.String()
+	}
+	return m.text
+}
+
+// inWritten reports whether the text the strategy wrote holds a fact: word
+// facts (paths, identifiers, URLs) are looked up among the text's own
+// facts, extracted once; line facts are searched as text. A written fact
+// the index lacks is no dropped fact.
+func (m *measurement) inWritten(id int32) bool {
+	ix, sc := m.ix, m.sc
+	f := ix.facts[id]
+	if f.Kind.isLine() {
+		return strings.Contains(m.written(), f.Text)
+	}
+	if !m.wordsDone {
+		m.wordsDone = true
+		if len(sc.written) < len(ix.facts) {
+			sc.written = make([]uint32, len(ix.facts)+64)
+		}
+		var wx extractor
+		for _, wf := range wx.message(&transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: m.written()}}}) {
+			if wid, ok := ix.ids[wf]; ok {
+				sc.written[wid] = sc.stamp
+			}
+		}
+	}
+	return int(id) < len(sc.written) && sc.written[id] == sc.stamp
+}
+
+// held reports whether the context after holds a fact: a verbatim recorded
+// message has it, or the written text does; a path also counts as held
+// when its file name is.
+func (m *measurement) held(id int32) bool {
+	if m.ix.heldBy(id, m.verbatim) || m.inWritten(id) {
+		return true
+	}
+	if b := m.ix.base[id]; b >= 0 {
+		return m.ix.heldBy(b, m.verbatim) || m.inWritten(b)
+	}
+	return false
+}
+
+// needRecall fills the need figures (dropped facts used again after the
+// compaction point, and how many the context after holds, per kind) and
+// error recall (dropped error facts held, needed later or not).
+func (m *measurement) needRecall(ev *Event) {
 	var need, kept [numFactKinds]int
 	errTotal, errKept := 0, 0
-	for _, id := range dropped {
-		k := ix.facts[id].Kind
+	n := len(m.s.T.Messages)
+	for _, id := range m.sc.dropped {
+		k := m.ix.facts[id].Kind
 		held := -1
 		if k == FactError {
 			errTotal++
-			if held = b2i(heldFact(id)); held == 1 {
+			if held = b2i(m.held(id)); held == 1 {
 				errKept++
 			}
 		}
-		if !ix.neededAfter(id, s.Cursor, n) {
+		if !m.ix.neededAfter(id, m.s.Cursor, n) {
 			continue
 		}
 		need[k]++
 		if held < 0 {
-			held = b2i(heldFact(id))
+			held = b2i(m.held(id))
 		}
 		kept[k] += held
 	}
@@ -441,27 +530,37 @@ func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	}
 	ev.NeedDetail = strings.Join(detail, ";")
 	ev.ErrorRecall = ratio(errKept, errTotal)
-	fileKept := 0
-	for id := range files {
-		if heldFact(id) {
-			fileKept++
+}
+
+// fileRecall fills the share of files changed by dropped tool calls that the
+// context after still names.
+func (m *measurement) fileRecall(ev *Event) {
+	kept := 0
+	for _, id := range m.sc.files {
+		if m.held(id) {
+			kept++
 		}
 	}
-	ev.FileRecall = ratio(fileKept, len(files))
+	ev.FileRecall = ratio(kept, len(m.sc.files))
+}
 
-	// The last user intent: the latest prompt before the compaction point.
+// intentKept fills whether the last user intent survived: the latest prompt
+// before the compaction point is kept verbatim, or its first sentence is in
+// the written text.
+func (m *measurement) intentKept(ev *Event) {
+	s := m.s
 	for p := s.Cursor - 1; p >= 0; p-- {
 		if !s.prompts[p] {
 			continue
 		}
-		kept := verbatim(p)
+		kept := m.verbatim(p)
 		if !kept {
 			if key := intentKey(s.T.Messages[p].Text()); key != "" {
-				kept = strings.Contains(collapseSpace(written()), key)
+				kept = strings.Contains(collapseSpace(m.written()), key)
 			}
 		}
 		ev.IntentKept = &kept
-		break
+		return
 	}
 }
 

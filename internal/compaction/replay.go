@@ -131,134 +131,196 @@ func Overhead(sh *Shared, metric Ruler) int {
 // Replay runs one strategy over a transcript. baselineUSD is the cost of the
 // no-compaction replay (0 to leave CostRatio nil).
 func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, baselineUSD float64) (Run, []Event) {
-	win, winSource := opt.Models.WindowOf(sh.T, opt.Window)
-	s := &Sim{Shared: sh, Overhead: overhead, Window: win, Metric: opt.Metric, Rulers: opt.Rulers,
-		Override: opt.Window, Summarizer: opt.Summarizer, strip: opt.Models.Lookup(sh.T.Model).StripsThinking, lastPrompt: -1}
-	s.reuse()
-	defer s.release()
-	run := Run{Strategy: id, Calls: len(sh.Calls), Window: win, WindowSource: winSource, Overhead: overhead,
-		Prompts: make([]int, 0, len(sh.Calls))}
-	b := bill{p: PriceOf(opt.Prices, opt.Models, sh.T.Model)}
-	rec, isRecorded := st.(recordedApplier)
-	stripModel := sh.T.Model // the model s.strip was looked up for
-	var events []Event
-	comps := sh.T.Compactions
-
-	compact := func(trig int, reason string, out Outcome, pre int64) {
-		summary := s.summary
-		s.summary = Summary{}
-		if out.Skip {
-			run.Skips++
-			return
-		}
-		before, beforeTok := s.Ctx, s.Tokens()
-		s.replace(out.Ctx)
-		s.Round++
-		turn := 0
-		if s.Cursor > 0 {
-			turn = s.TurnOf[s.Cursor-1]
-		}
-		ev := Event{Strategy: id, Round: s.Round, Call: s.Call, Turn: turn, Action: out.Action,
-			AnchorKind: out.Anchor.Kind, AnchorType: out.Anchor.Type, AnchorRule: out.Anchor.Rule, AnchorUsed: out.Anchor.Used,
-			TriggerTokens: trig, TriggerReason: reason, PreTokens: pre, SummarizerInput: out.SummarizerInput, Summary: summary}
-		if s.Cursor > 0 {
-			ev.Timestamp = sh.T.Messages[s.Cursor-1].Timestamp
-		}
-		measure(s, &ev, before, beforeTok, &out)
-		if summary.Extractive != "" {
-			ev.ExtractiveTokens = s.Metric.Text(summary.Extractive)
-			ev.Summary.Extractive = ""
-		}
-		if ev.KeptEverything {
-			run.KeptEverything++
-		}
-		if float64(ev.TokensBefore-ev.TokensAfter) < 0.01*float64(win) {
-			run.FreedUnder1++
-		}
-		switch {
-		case summary.Source == SourceLLM || summary.Source == SourceCache:
-			b.usd += summary.CostUSD // the model's own usage at its price
-		case out.SummarizerInput > 0:
-			b.summarizer(out.SummarizerInput+opt.SummaryPromptTokens, ev.SummaryTokens)
-		}
-		events = append(events, ev)
-	}
-	// advance appends recorded messages up to index to; for the recorded
-	// strategy it applies each recorded compaction where it happened
-	// (before Messages[MessageIndex]).
-	advance := func(to int) {
-		for {
-			for isRecorded && len(comps) > 0 && comps[0].MessageIndex <= s.Cursor {
-				c := comps[0]
-				comps = comps[1:]
-				compact(int(c.PreTokens), recordedReason(&c), rec.Recorded(s, &c), c.PreTokens)
-			}
-			if s.Cursor >= to {
-				return
-			}
-			s.append(s.Cursor + 1)
-		}
-	}
-
+	r := newReplayer(sh, id, st, opt, overhead)
+	defer r.s.release()
 	for k, ci := range sh.Calls {
 		if opt.Stop != nil && opt.Stop() {
 			break
 		}
-		s.Call = k
-		advance(ci)
-		if fall, ok := sh.Drops[k]; ok && isRecorded {
-			// The recording's own clearing: its content model (oldest
-			// outputs cleared), then the overhead re-based on the recorded
-			// usage, as the calls table re-anchors after a drop.
-			compact(s.Tokens(), "unrecorded drop: the real context fell with no compaction recorded", rec.Drop(s, fall), 0)
-			if u := sh.T.Messages[ci].Usage; u != nil {
-				s.Overhead = max(0, int(u.Context())-s.Tokens())
-			}
-		}
-		if m := sh.T.Messages[ci].Model; m != "" && m != stripModel {
-			stripModel = m
-			s.setStrip(opt.Models.Lookup(m).StripsThinking)
-		}
-		if opt.Mode == ModeReplay && !isRecorded {
-			fire, trig := st.Trigger(s)
-			if trig > run.PeakTrigger || k == 0 {
-				run.PeakTrigger = trig
-				if tr, ok := st.(TriggerRuler); ok {
-					_, run.TriggerLimit = tr.TriggerRule(s)
-				}
-			}
-			if fire {
-				compact(trig, triggerReason(st, s, trig), st.Compact(s), 0)
-			}
-		}
-		prompt := s.Prompt()
-		run.Prompts = append(run.Prompts, prompt)
-		run.TokensProcessed += int64(prompt)
-		run.PeakContext = max(run.PeakContext, prompt)
-		if prompt > win {
-			run.Overflows++
-		}
-		out := 0
-		if u := sh.T.Messages[ci].Usage; u != nil {
-			out = int(u.Output)
-		}
-		b.call(prompt, s.CacheRead(), out)
-		s.called()
+		r.call(k, ci)
 	}
-	s.Call = len(sh.Calls)
-	advance(len(sh.T.Messages))
-	if opt.Mode == ModeOnce && !isRecorded {
-		_, trig := st.Trigger(s)
-		compact(trig, "once: end of the recording", st.Compact(s), 0)
+	r.finish(baselineUSD)
+	return r.run, r.events
+}
+
+// replayer is one strategy's replay of one transcript in progress.
+type replayer struct {
+	sh  *Shared
+	id  string
+	st  Strategy
+	opt *Options
+	s   *Sim
+	run Run
+	b   bill
+	// rec is the recorded strategy (isRecorded), which applies the
+	// recording's compactions (comps, those not applied yet) where they
+	// happened instead of asking a trigger.
+	rec        recordedApplier
+	isRecorded bool
+	comps      []transcript.Compaction
+	// stripModel is the model s.strip was looked up for.
+	stripModel string
+	events     []Event
+}
+
+// newReplayer sets up a replay: the Sim (with the arrays a previous replay
+// of the transcript lent), the run's header and the bill.
+func newReplayer(sh *Shared, id string, st Strategy, opt *Options, overhead int) replayer {
+	win, winSource := opt.Models.WindowOf(sh.T, opt.Window)
+	s := &Sim{Shared: sh, Overhead: overhead, Window: win, Metric: opt.Metric, Rulers: opt.Rulers,
+		Override: opt.Window, Summarizer: opt.Summarizer, strip: opt.Models.Lookup(sh.T.Model).StripsThinking, lastPrompt: -1}
+	s.reuse()
+	r := replayer{sh: sh, id: id, st: st, opt: opt, s: s, stripModel: sh.T.Model, comps: sh.T.Compactions,
+		b: bill{p: PriceOf(opt.Prices, opt.Models, sh.T.Model)}}
+	r.rec, r.isRecorded = st.(recordedApplier)
+	r.run = Run{Strategy: id, Calls: len(sh.Calls), Window: win, WindowSource: winSource, Overhead: overhead,
+		Prompts: make([]int, 0, len(sh.Calls))}
+	return r
+}
+
+// call replays the k-th API call (message ci): the messages before it, the
+// recording's own drop (recorded strategy), the model's thinking rule, the
+// trigger and compaction (replay mode), then the prompt sent and its bill.
+func (r *replayer) call(k, ci int) {
+	s, sh := r.s, r.sh
+	s.Call = k
+	r.advance(ci)
+	if fall, ok := sh.Drops[k]; ok && r.isRecorded {
+		// The recording's own clearing: its content model (oldest outputs
+		// cleared), then the overhead re-based on the recorded usage, as
+		// the calls table re-anchors after a drop.
+		r.compact(s.Tokens(), "unrecorded drop: the real context fell with no compaction recorded", r.rec.Drop(s, fall), 0)
+		if u := sh.T.Messages[ci].Usage; u != nil {
+			s.Overhead = max(0, int(u.Context())-s.Tokens())
+		}
+	}
+	if m := sh.T.Messages[ci].Model; m != "" && m != r.stripModel {
+		r.stripModel = m
+		s.setStrip(r.opt.Models.Lookup(m).StripsThinking)
+	}
+	if r.opt.Mode == ModeReplay && !r.isRecorded {
+		r.trigger(k)
+	}
+	r.send(ci)
+}
+
+// trigger asks the strategy's trigger before call k, keeps the peak measure
+// (and the limit at it), and compacts when it fires.
+func (r *replayer) trigger(k int) {
+	s := r.s
+	fire, trig := r.st.Trigger(s)
+	if trig > r.run.PeakTrigger || k == 0 {
+		r.run.PeakTrigger = trig
+		if tr, ok := r.st.(TriggerRuler); ok {
+			_, r.run.TriggerLimit = tr.TriggerRule(s)
+		}
+	}
+	if fire {
+		r.compact(trig, triggerReason(r.st, s, trig), r.st.Compact(s), 0)
+	}
+}
+
+// send records the prompt call ci sends: its size, overflow and bill.
+func (r *replayer) send(ci int) {
+	s, run := r.s, &r.run
+	prompt := s.Prompt()
+	run.Prompts = append(run.Prompts, prompt)
+	run.TokensProcessed += int64(prompt)
+	run.PeakContext = max(run.PeakContext, prompt)
+	if prompt > run.Window {
+		run.Overflows++
+	}
+	out := 0
+	if u := r.sh.T.Messages[ci].Usage; u != nil {
+		out = int(u.Output)
+	}
+	r.b.call(prompt, s.CacheRead(), out)
+	s.called()
+}
+
+// finish replays the messages after the last call (and, in once mode, the
+// one compaction at the end), then sums the run up.
+func (r *replayer) finish(baselineUSD float64) {
+	s, run := r.s, &r.run
+	s.Call = len(r.sh.Calls)
+	r.advance(len(r.sh.T.Messages))
+	if r.opt.Mode == ModeOnce && !r.isRecorded {
+		_, trig := r.st.Trigger(s)
+		r.compact(trig, "once: end of the recording", r.st.Compact(s), 0)
 	}
 	run.FinalContext = s.Prompt()
-	run.CostUSD, run.BaselineUSD = b.usd, baselineUSD
+	run.CostUSD, run.BaselineUSD = r.b.usd, baselineUSD
 	if baselineUSD > 0 {
-		r := b.usd / baselineUSD
-		run.CostRatio = &r
+		v := r.b.usd / baselineUSD
+		run.CostRatio = &v
 	}
-	summarize(&run, events)
-	return run, events
+	summarize(run, r.events)
+}
+
+// advance appends recorded messages up to index to; for the recorded
+// strategy it applies each recorded compaction where it happened (before
+// Messages[MessageIndex]).
+func (r *replayer) advance(to int) {
+	s := r.s
+	for {
+		for r.isRecorded && len(r.comps) > 0 && r.comps[0].MessageIndex <= s.Cursor {
+			c := r.comps[0]
+			r.comps = r.comps[1:]
+			r.compact(int(c.PreTokens), recordedReason(&c), r.rec.Recorded(s, &c), c.PreTokens)
+		}
+		if s.Cursor >= to {
+			return
+		}
+		s.append(s.Cursor + 1)
+	}
+}
+
+// compact installs a compaction's outcome (unless it skipped), measures it
+// into an event and bills the summarizer.
+func (r *replayer) compact(trig int, reason string, out Outcome, pre int64) {
+	s := r.s
+	summary := s.summary
+	s.summary = Summary{}
+	if out.Skip {
+		r.run.Skips++
+		return
+	}
+	before, beforeTok := s.Ctx, s.Tokens()
+	s.replace(out.Ctx)
+	s.Round++
+	ev := r.event(trig, reason, &out, pre, summary)
+	measure(s, &ev, before, beforeTok, &out)
+	if summary.Extractive != "" {
+		ev.ExtractiveTokens = s.Metric.Text(summary.Extractive)
+		ev.Summary.Extractive = ""
+	}
+	if ev.KeptEverything {
+		r.run.KeptEverything++
+	}
+	if float64(ev.TokensBefore-ev.TokensAfter) < 0.01*float64(r.run.Window) {
+		r.run.FreedUnder1++
+	}
+	switch {
+	case summary.Source == SourceLLM || summary.Source == SourceCache:
+		r.b.usd += summary.CostUSD // the model's own usage at its price
+	case out.SummarizerInput > 0:
+		r.b.summarizer(out.SummarizerInput+r.opt.SummaryPromptTokens, ev.SummaryTokens)
+	}
+	r.events = append(r.events, ev)
+}
+
+// event is a compaction's event before measuring: where it happened, what
+// the strategy did and why.
+func (r *replayer) event(trig int, reason string, out *Outcome, pre int64, summary Summary) Event {
+	s := r.s
+	ev := Event{Strategy: r.id, Round: s.Round, Call: s.Call, Action: out.Action,
+		AnchorKind: out.Anchor.Kind, AnchorType: out.Anchor.Type, AnchorRule: out.Anchor.Rule, AnchorUsed: out.Anchor.Used,
+		TriggerTokens: trig, TriggerReason: reason, PreTokens: pre, SummarizerInput: out.SummarizerInput, Summary: summary}
+	if s.Cursor > 0 {
+		ev.Turn = s.TurnOf[s.Cursor-1]
+		ev.Timestamp = r.sh.T.Messages[s.Cursor-1].Timestamp
+	}
+	return ev
 }
 
 // summarize fills a run's aggregates from its events.

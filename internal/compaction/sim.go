@@ -340,16 +340,24 @@ func (s *Sim) thinking(m *transcript.Message) int {
 
 // replace installs a compacted context and works out how much of its start
 // is unchanged (the prompt-cache prefix). Items unchanged at the same
-// position keep their counts.
+// position keep their counts; the leading run of them is copied with its
+// running sums (keepPrefix), so that a compaction that changes a few items
+// near the end (masking) costs what it changed.
 func (s *Sim) replace(ctx []Item) {
 	old, oldTok, oldThink, oldCumTok, oldCumThink := s.Ctx, s.tok, s.think, s.cumTok, s.cumThink
 	for _, a := range s.aux {
 		a.total = 0 // pushCounted counts every item again (cached per block)
 	}
 	stable := s.stable
-	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = s.spare.ctx[:0], s.spare.tok[:0], s.spare.think[:0], 0, -1
-	s.cumTok, s.cumThink = s.spare.cumTok[:0], s.spare.cumThink[:0]
-	for i, it := range ctx {
+	k := 0
+	if len(s.aux) == 0 {
+		for k < len(old) && k < len(ctx) && sameItem(&old[k], &ctx[k]) {
+			k++
+		}
+	}
+	s.keepPrefix(ctx[:k])
+	for i := k; i < len(ctx); i++ {
+		it := ctx[i]
 		if i < len(old) && sameItem(&old[i], &it) {
 			s.pushCounted(it, oldTok[i], oldThink[i])
 		} else {
@@ -363,6 +371,27 @@ func (s *Sim) replace(ctx []Item) {
 		same++
 	}
 	s.stable = same
+}
+
+// keepPrefix starts the context in the spare arrays with items, the first
+// k items of the current context (the same items, sameItem), with their
+// counts and running sums: the state pushing them one by one would reach.
+func (s *Sim) keepPrefix(items []Item) {
+	k := len(items)
+	lastPrompt := s.lastPrompt // the last prompt of the whole context, or -1
+	if lastPrompt >= k {
+		for lastPrompt = k - 1; lastPrompt >= 0 && !s.isPrompt(&s.Ctx[lastPrompt]); lastPrompt-- {
+		}
+	}
+	s.tok = append(s.spare.tok[:0], s.tok[:k]...)
+	s.think = append(s.spare.think[:0], s.think[:k]...)
+	s.cumTok = append(s.spare.cumTok[:0], s.cumTok[:k]...)
+	s.cumThink = append(s.spare.cumThink[:0], s.cumThink[:k]...)
+	s.Ctx = append(s.spare.ctx[:0], items...)
+	s.lastPrompt, s.total = lastPrompt, prefix(s.cumTok, k)
+	if lastPrompt >= 0 { // set only when thinking is stripped (pushCounted)
+		s.total -= prefix(s.cumThink, lastPrompt)
+	}
 }
 
 func sameItem(a, b *Item) bool {

@@ -76,84 +76,114 @@ func (o *orderedSet) has(s string) bool { return o.seen[s] }
 var decisionCues = []string{"i'll use ", "i will use ", "we'll use ", "decided to ", "instead of ", "chose ",
 	"going with ", "switch to ", "switching to ", "the approach is ", "let's use "}
 
+// gather reads the span's prompts, file operations, commands, errors,
+// decisions and todos from the items, in order.
 func gather(items []Item) *span {
 	sp := &span{actions: map[string]string{}}
 	var todoWrites []string // TodoWrite inputs: the last valid list is the todos
 	for i := range items {
 		m := items[i].Msg
 		if m.IsPrompt() {
-			p := m.Text()
-			sp.prompts = append(sp.prompts, p)
-			for _, s := range sentences(p) {
-				lower := " " + strings.ToLower(s) + " "
-				for _, cue := range constraintCues {
-					if strings.Contains(lower, " "+cue) {
-						sp.constraints = append(sp.constraints, clip(s, 200))
-						break
-					}
-				}
-			}
+			sp.addPrompt(m.Text())
 		}
 		for _, b := range m.Blocks {
 			switch {
 			case b.Kind == transcript.BlockToolUse:
-				kind := b.ToolKind()
-				switch {
-				case b.Path == "":
-				case kind == transcript.ToolRead:
-					sp.reads.add(b.Path)
-					if _, ok := sp.actions[b.Path]; !ok {
-						sp.actions[b.Path] = "Read"
-					}
-				case kind == transcript.ToolModify && transcript.LookupTool("", b.ToolName, b.Input).Whole:
-					sp.written.add(b.Path)
-					sp.actions[b.Path] = "Created"
-				case kind == transcript.ToolModify:
-					sp.edited.add(b.Path)
-					if sp.actions[b.Path] != "Created" {
-						sp.actions[b.Path] = "Modified"
-					}
-				}
-				if kind == transcript.ToolTodo {
+				sp.addToolUse(&b)
+				if b.ToolKind() == transcript.ToolTodo {
 					todoWrites = append(todoWrites, b.Input)
 				}
-				if c := firstLine(b.Command); c != "" {
-					sp.commands.add(clip(c, 200))
-				}
 			case b.Kind == transcript.BlockToolResult:
-				if b.IsError {
-					if l := firstLine(b.Text); l != "" {
-						sp.errors.add(clip(l, 200))
-						sp.lastError = clip(l, 200)
-					}
-				} else {
-					sp.lastError = ""
-				}
+				sp.addResult(&b)
 			case b.Kind == transcript.BlockText && m.Role == transcript.RoleAssistant:
-				if t := strings.TrimSpace(b.Text); t != "" {
-					sp.lastSay = t
-					sp.says = append(sp.says, t)
-					for _, s := range sentences(t) {
-						lower := strings.ToLower(s)
-						for _, cue := range decisionCues {
-							if strings.Contains(lower, cue) {
-								sp.decisions.add(clip(s, 200))
-								break
-							}
-						}
-					}
-				}
+				sp.addSay(b.Text)
 			}
 		}
 	}
+	sp.setTodos(todoWrites)
+	return sp
+}
+
+// addPrompt adds a user prompt and the sentences of it that set a rule.
+func (sp *span) addPrompt(p string) {
+	sp.prompts = append(sp.prompts, p)
+	for _, s := range sentences(p) {
+		lower := " " + strings.ToLower(s) + " "
+		for _, cue := range constraintCues {
+			if strings.Contains(lower, " "+cue) {
+				sp.constraints = append(sp.constraints, clip(s, 200))
+				break
+			}
+		}
+	}
+}
+
+// addToolUse adds a tool call's file operation (read, created, modified)
+// and the first line of the command it ran.
+func (sp *span) addToolUse(b *transcript.Block) {
+	kind := b.ToolKind()
+	switch {
+	case b.Path == "":
+	case kind == transcript.ToolRead:
+		sp.reads.add(b.Path)
+		if _, ok := sp.actions[b.Path]; !ok {
+			sp.actions[b.Path] = "Read"
+		}
+	case kind == transcript.ToolModify && transcript.LookupTool("", b.ToolName, b.Input).Whole:
+		sp.written.add(b.Path)
+		sp.actions[b.Path] = "Created"
+	case kind == transcript.ToolModify:
+		sp.edited.add(b.Path)
+		if sp.actions[b.Path] != "Created" {
+			sp.actions[b.Path] = "Modified"
+		}
+	}
+	if c := firstLine(b.Command); c != "" {
+		sp.commands.add(clip(c, 200))
+	}
+}
+
+// addResult adds a failed tool result's first line as an error (the last
+// error until a later result succeeds).
+func (sp *span) addResult(b *transcript.Block) {
+	if !b.IsError {
+		sp.lastError = ""
+		return
+	}
+	if l := firstLine(b.Text); l != "" {
+		sp.errors.add(clip(l, 200))
+		sp.lastError = clip(l, 200)
+	}
+}
+
+// addSay adds assistant text and the sentences of it that state a decision.
+func (sp *span) addSay(text string) {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return
+	}
+	sp.lastSay = t
+	sp.says = append(sp.says, t)
+	for _, s := range sentences(t) {
+		lower := strings.ToLower(s)
+		for _, cue := range decisionCues {
+			if strings.Contains(lower, cue) {
+				sp.decisions.add(clip(s, 200))
+				break
+			}
+		}
+	}
+}
+
+// setTodos sets the todos from the last TodoWrite input that parses.
+func (sp *span) setTodos(todoWrites []string) {
 	for i := len(todoWrites) - 1; i >= 0; i-- {
 		var in struct{ Todos []todo }
 		if json.Unmarshal([]byte(todoWrites[i]), &in) == nil && in.Todos != nil {
 			sp.todos = in.Todos
-			break
+			return
 		}
 	}
-	return sp
 }
 
 // modified is edited ∪ written, sorted (seed 003).

@@ -139,86 +139,114 @@ func (st *structured) doneItems(s *Sim, msgs []Item, sp *span) []string {
 // preserved, in-progress items that are now done move to Done.
 func structuredSummary(sp *span, done []string, previous string) string {
 	prev := parseStructured(previous)
-	var goal, constraints, doneL, inProgress, blocked, decisions, next, critical orderedSet
+	var sec structuredSections
+	sec.addGoal(sp, prev)
+	sec.addProgress(sp, done, prev)
+	sec.addContext(sp, prev)
+	return sec.render()
+}
 
+// structuredSections are the items of each section of a structured summary,
+// in order, without repeats.
+type structuredSections struct {
+	goal, constraints, done, inProgress, blocked, decisions, next, critical orderedSet
+}
+
+// addGoal fills Goal (the first sentence of each prompt) and Constraints &
+// Preferences, after the previous summary's items.
+func (sec *structuredSections) addGoal(sp *span, prev map[string][]string) {
 	for _, l := range prev["Goal"] {
-		goal.add(l)
+		sec.goal.add(l)
 	}
 	for _, p := range sp.prompts {
 		if g := firstSentence(p, 150); g != "" {
-			goal.add("- " + g)
+			sec.goal.add("- " + g)
 		}
 	}
 	for _, l := range prev["Constraints & Preferences"] {
-		constraints.add(l)
+		sec.constraints.add(l)
 	}
 	for _, c := range sp.constraints {
-		constraints.add("- " + c)
+		sec.constraints.add("- " + c)
 	}
+}
+
+// addProgress fills Done (previous items, previous in-progress items now
+// done, and what is done now), In Progress (open todos, else the last
+// prompt) and Blocked (the last error).
+func (sec *structuredSections) addProgress(sp *span, done []string, prev map[string][]string) {
 	doneNow := map[string]bool{}
 	for _, d := range done {
 		doneNow[d] = true
 	}
 	for _, l := range prev["Done"] {
-		doneL.add(l)
+		sec.done.add(l)
 	}
 	for _, l := range prev["In Progress"] {
 		item := strings.TrimPrefix(l, "- [ ] ")
 		if doneNow[item] {
-			doneL.add("- [x] " + item)
+			sec.done.add("- [x] " + item)
 		} else {
-			inProgress.add(l)
+			sec.inProgress.add(l)
 		}
 	}
 	for _, d := range done {
-		doneL.add("- [x] " + d)
+		sec.done.add("- [x] " + d)
 	}
 	for _, t := range sp.openTodos() {
-		inProgress.add("- [ ] " + t.Content)
+		sec.inProgress.add("- [ ] " + t.Content)
 	}
 	if len(sp.todos) == 0 && len(sp.prompts) > 0 {
-		inProgress.add("- [ ] " + firstSentence(sp.prompts[len(sp.prompts)-1], 150))
+		sec.inProgress.add("- [ ] " + firstSentence(sp.prompts[len(sp.prompts)-1], 150))
 	}
 	if sp.lastError != "" {
-		blocked.add("- " + sp.lastError)
+		sec.blocked.add("- " + sp.lastError)
 	}
+}
+
+// addContext fills Key Decisions, Next Steps (open todos, else continue
+// the last prompt) and Critical Context (errors and identifiers).
+func (sec *structuredSections) addContext(sp *span, prev map[string][]string) {
 	for _, l := range prev["Key Decisions"] {
-		decisions.add(l)
+		sec.decisions.add(l)
 	}
 	for _, d := range sp.decisions.list {
-		decisions.add("- **" + d + "**")
+		sec.decisions.add("- **" + d + "**")
 	}
 	for i, t := range sp.openTodos() {
-		next.add(fmt.Sprintf("%d. %s", i+1, t.Content))
+		sec.next.add(fmt.Sprintf("%d. %s", i+1, t.Content))
 	}
-	if len(next.list) == 0 && len(sp.prompts) > 0 {
-		next.add("1. Continue: " + firstSentence(sp.prompts[len(sp.prompts)-1], 150))
+	if len(sec.next.list) == 0 && len(sp.prompts) > 0 {
+		sec.next.add("1. Continue: " + firstSentence(sp.prompts[len(sp.prompts)-1], 150))
 	}
 	for _, l := range prev["Critical Context"] {
-		critical.add(l)
+		sec.critical.add(l)
 	}
 	for _, e := range sp.errors.list {
-		critical.add("- Error: " + e)
+		sec.critical.add("- Error: " + e)
 	}
 	for _, id := range sp.identifiers(15) {
-		critical.add("- `" + id + "`")
+		sec.critical.add("- `" + id + "`")
 	}
+}
 
+// render writes the sections in seed 003's order and headings.
+func (sec *structuredSections) render() string {
 	var b strings.Builder
 	section := func(title string, items *orderedSet, empty string) {
 		b.WriteString(title + "\n")
 		writeList(&b, items.list, empty)
 		b.WriteString("\n")
 	}
-	section("## Goal", &goal, "- (none)")
-	section("## Constraints & Preferences", &constraints, "- (none)")
+	section("## Goal", &sec.goal, "- (none)")
+	section("## Constraints & Preferences", &sec.constraints, "- (none)")
 	b.WriteString("## Progress\n")
-	section("### Done", &doneL, "- (none)")
-	section("### In Progress", &inProgress, "- (none)")
-	section("### Blocked", &blocked, "- (none)")
-	section("## Key Decisions", &decisions, "- (none)")
-	section("## Next Steps", &next, "1. (none)")
-	section("## Critical Context", &critical, "- (none)")
+	section("### Done", &sec.done, "- (none)")
+	section("### In Progress", &sec.inProgress, "- (none)")
+	section("### Blocked", &sec.blocked, "- (none)")
+	section("## Key Decisions", &sec.decisions, "- (none)")
+	section("## Next Steps", &sec.next, "1. (none)")
+	section("## Critical Context", &sec.critical, "- (none)")
 	return strings.TrimRight(b.String(), "\n")
 }
 

@@ -203,13 +203,26 @@ func (w *window) summary(items []Item, previous, task string, round int) string 
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Session Summary (Compaction Round %d)\n\n", round)
-
 	b.WriteString("### Original Task\n")
 	if t := strings.TrimSpace(prev["Original Task"]); t != "" {
 		b.WriteString(t)
 	} else {
 		b.WriteString(task)
 	}
+	writeCompletedWork(&b, items, sp, prev)
+	writeDecisions(&b, sp, prev)
+	writeCurrentState(&b, sp)
+	writePending(&b, sp, prev)
+	writeErrors(&b, sp, prev)
+	if round > 1 {
+		fmt.Fprintf(&b, "\nThis summary incorporates context from %d previous compaction rounds.\n", round-1)
+	}
+	return b.String()
+}
+
+// writeCompletedWork writes the Completed Work table: the previous rows,
+// then one row per file the span changed (reads left out).
+func writeCompletedWork(b *strings.Builder, items []Item, sp *span, prev map[string]string) {
 	b.WriteString("\n\n### Completed Work\n| File/Component | Action | Description |\n|----------------|--------|-------------|\n")
 	rows := tableRows(prev["Completed Work"])
 	for _, p := range sortedKeys(sp.actions) {
@@ -222,7 +235,11 @@ func (w *window) summary(items []Item, previous, task string, round int) string 
 	for _, r := range rows.list {
 		b.WriteString(r + "\n")
 	}
+}
 
+// writeDecisions writes Key Technical Decisions: the previous ones, the
+// span's decisions and the install commands it ran.
+func writeDecisions(b *strings.Builder, sp *span, prev map[string]string) {
 	b.WriteString("\n### Key Technical Decisions\n")
 	decisions := bullets(prev["Key Technical Decisions"])
 	for _, d := range sp.decisions.list {
@@ -233,8 +250,12 @@ func (w *window) summary(items []Item, previous, task string, round int) string 
 			decisions.add("- Installed/ran: `" + c + "`")
 		}
 	}
-	writeList(&b, decisions.list, "- (none)")
+	writeList(b, decisions.list, "- (none)")
+}
 
+// writeCurrentState writes Current State: the last prompt and the last thing
+// the assistant said.
+func writeCurrentState(b *strings.Builder, sp *span) {
 	b.WriteString("\n### Current State\n")
 	working := "(unknown)"
 	if len(sp.prompts) > 0 {
@@ -244,8 +265,12 @@ func (w *window) summary(items []Item, previous, task string, round int) string 
 	if sp.lastSay != "" {
 		last = firstSentence(sp.lastSay, 200)
 	}
-	fmt.Fprintf(&b, "- Working on: %s\n- Last completed: %s\n", working, last)
+	fmt.Fprintf(b, "- Working on: %s\n- Last completed: %s\n", working, last)
+}
 
+// writePending writes Pending Work: the open todos, else the previous
+// summary's pending items.
+func writePending(b *strings.Builder, sp *span, prev map[string]string) {
 	b.WriteString("\n### Pending Work\n")
 	var pending orderedSet
 	for _, t := range sp.openTodos() {
@@ -256,8 +281,12 @@ func (w *window) summary(items []Item, previous, task string, round int) string 
 			pending.add(l)
 		}
 	}
-	writeList(&b, pending.list, "- (none)")
+	writeList(b, pending.list, "- (none)")
+}
 
+// writeErrors writes Errors & Resolutions when there are any: the previous
+// ones, then the span's errors (the last one unresolved).
+func writeErrors(b *strings.Builder, sp *span, prev map[string]string) {
 	errs := bullets(prev["Errors & Resolutions"])
 	for _, e := range sp.errors.list {
 		res := "resolved"
@@ -268,12 +297,8 @@ func (w *window) summary(items []Item, previous, task string, round int) string 
 	}
 	if len(errs.list) > 0 {
 		b.WriteString("\n### Errors & Resolutions\n")
-		writeList(&b, errs.list, "")
+		writeList(b, errs.list, "")
 	}
-	if round > 1 {
-		fmt.Fprintf(&b, "\nThis summary incorporates context from %d previous compaction rounds.\n", round-1)
-	}
-	return b.String()
 }
 
 // fileDescription is the first sentence of the assistant text that follows

@@ -130,7 +130,7 @@ type node struct {
 // ccFile holds the state of reading one Claude Code file.
 type ccFile struct {
 	recorder
-	p       fastjson.Parser
+	p       *fastjson.Parser // from ccParsers, for one file
 	nodes   []node
 	usage   map[string]transcript.Usage // per message id, from its last line
 	session string
@@ -148,6 +148,10 @@ type ccFile struct {
 	// usageOnly counts records that carry only a call's usage (usage
 	// trackers' logs: no type, no uuid, no content).
 	usageOnly int
+	// treeBuf assembles a record's tree fields, which become one string
+	// (base); models interns model names, which repeat on every line.
+	treeBuf []byte
+	models  map[string]string
 }
 
 // ccScope holds the counts of one scope (main or sidechain records).
@@ -172,6 +176,10 @@ func (claudeCode) Read(src *Source, emit func(*transcript.Transcript) error) err
 
 // readClaudeCode reads a Claude Code file line by line. A read error (a
 // truncated .gz or .zst) is a problem on the last line read.
+// ccParsers are the Claude Code reader's JSON parsers, reused across files
+// (a parser's value cache grows to a file's largest line).
+var ccParsers fastjson.ParserPool
+
 func readClaudeCode(src *Source) *transcript.Transcript {
 	f := &ccFile{
 		recorder: recorder{t: &transcript.Transcript{Path: src.Path, Format: ClaudeCodeFormat}},
@@ -182,7 +190,10 @@ func readClaudeCode(src *Source) *transcript.Transcript {
 		f.scope[i] = ccScope{ignored: map[string]int{}, calls: map[string]bool{},
 			toolUses: map[string]bool{}, toolErrs: map[string]bool{}}
 	}
+	f.p = ccParsers.Get()
 	n, rerr := eachLine(src, f.line)
+	ccParsers.Put(f.p) // every value read was copied out of it
+	f.p = nil
 	f.t.Stats.Lines = n
 	f.build()
 	if rerr != nil {
@@ -387,21 +398,21 @@ func shortErr(err error) string {
 }
 
 // base fills the tree fields of a node; it reports false (and a problem)
-// when they have the wrong types.
+// when they have the wrong types. The four strings share one allocation.
 func (f *ccFile) base(n int, v *fastjson.Value, nd *node) bool {
-	var ok bool
-	if nd.uuid, ok = f.optString(n, v, "uuid"); !ok {
-		return false
+	var ends [4]int
+	buf := f.treeBuf[:0]
+	for i, key := range [4]string{"uuid", "parentUuid", "logicalParentUuid", "timestamp"} {
+		b, ok := f.optBytes(n, v, key)
+		if !ok {
+			return false
+		}
+		buf = append(buf, b...)
+		ends[i] = len(buf)
 	}
-	if nd.parent, ok = f.optString(n, v, "parentUuid"); !ok {
-		return false
-	}
-	if nd.logicalParent, ok = f.optString(n, v, "logicalParentUuid"); !ok {
-		return false
-	}
-	if nd.timestamp, ok = f.optString(n, v, "timestamp"); !ok {
-		return false
-	}
+	f.treeBuf = buf
+	all := string(buf)
+	nd.uuid, nd.parent, nd.logicalParent, nd.timestamp = all[:ends[0]], all[ends[0]:ends[1]], all[ends[1]:ends[2]], all[ends[2]:]
 	nd.line = n
 	nd.sidechain = v.GetBool("isSidechain")
 	return true
@@ -409,15 +420,39 @@ func (f *ccFile) base(n int, v *fastjson.Value, nd *node) bool {
 
 // optString reads a string field that may be absent or null.
 func (f *ccFile) optString(n int, v *fastjson.Value, key string) (string, bool) {
+	b, ok := f.optBytes(n, v, key)
+	return string(b), ok
+}
+
+// optBytes reads a string field that may be absent or null, as bytes of
+// the parser's (valid until the next line is parsed).
+func (f *ccFile) optBytes(n int, v *fastjson.Value, key string) ([]byte, bool) {
 	x := v.Get(key)
 	if x == nil || x.Type() == fastjson.TypeNull {
-		return "", true
+		return nil, true
 	}
 	if x.Type() != fastjson.TypeString {
 		f.bad(n, "%q is a %s, want a string", key, x.Type())
-		return "", false
+		return nil, false
 	}
-	return string(x.GetStringBytes()), true
+	return x.GetStringBytes(), true
+}
+
+// model reads the message's model name, interned per file.
+func (f *ccFile) model(n int, m *fastjson.Value) (string, bool) {
+	b, ok := f.optBytes(n, m, "model")
+	if !ok || len(b) == 0 {
+		return "", ok
+	}
+	if s, hit := f.models[string(b)]; hit {
+		return s, true
+	}
+	if f.models == nil {
+		f.models = map[string]string{}
+	}
+	s := string(b)
+	f.models[s] = s
+	return s, true
 }
 
 // treeOnly keeps the tree links of a record that is not conversation and
@@ -608,7 +643,7 @@ func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
 	if nd.msgID, ok = f.optString(n, m, "id"); !ok {
 		return
 	}
-	if nd.model, ok = f.optString(n, m, "model"); !ok {
+	if nd.model, ok = f.model(n, m); !ok {
 		return
 	}
 	blocks, ok := f.content(n, m.Get("content"), nd.role)

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/valyala/fastjson"
 
@@ -474,6 +475,11 @@ func parseOne(p *fastjson.Parser, b *builder, data []byte, line int, what string
 	return v
 }
 
+// lineReaders are eachLine's 64 KiB read buffers, reused across files (a
+// buffer per file was a tenth of the bytes the Claude Code reader
+// allocated); fn never keeps a line past its call.
+var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
 // eachLine calls fn with each line of src (without its "\n" or "\r\n"),
 // its 1-based number, and whether it is the last line with no newline after
 // it. A read error after some data (a truncated .gz or .zst) is returned
@@ -495,7 +501,12 @@ func eachLine(src *Source, fn func(n int, line []byte, final bool)) (int, error)
 		}
 	}
 	if br == nil {
-		br = bufio.NewReaderSize(src.R, 64<<10)
+		br = lineReaders.Get().(*bufio.Reader)
+		br.Reset(src.R)
+		defer func() {
+			br.Reset(nil) // drop the source; the buffer is for the next file
+			lineReaders.Put(br)
+		}()
 	}
 	var pieces [][]byte // a long line's earlier chunks (copies)
 	size := 0           // their total length
