@@ -270,12 +270,10 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	}
 	if len(labelProblems) > 0 {
 		fmt.Fprintf(stderr, "compactbench: warning: %d label line(s) cannot be used and are problem rows; first: %s\n", len(labelProblems), labelProblems[0])
-		rows := make([]analysis.ProblemRow, len(labelProblems))
-		for i, p := range labelProblems {
-			rows[i] = analysis.ProblemRow{Path: p.File, TranscriptID: "(labels)", Line: int64(p.Line), Reason: p.Reason}
-		}
-		if err := w.AddProblems(rows); err != nil {
-			return err
+		if opts.Shard.ownsRunRows() {
+			if err := w.AddProblems(labelProblemRows(labelProblems)); err != nil {
+				return err
+			}
 		}
 	}
 	if opts.Shard.N > 0 {
@@ -284,7 +282,8 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 			return err
 		}
 		h := &shardHeader{Format: shardFormat, K: opts.Shard.K, N: opts.Shard.N, Files: nall, Build: build, Meta: meta,
-			Settings: settings, ReportTranscript: opts.ReportTranscript, RuleSets: shardRuleSets(&opts.Config)}
+			Settings: settings, ReportTranscript: opts.ReportTranscript, RuleSets: shardRuleSets(&opts.Config),
+			LabelProblems: labelProblemRows(labelProblems)}
 		if shardOut, err = newShardWriter(w.Dir(), h); err != nil {
 			return err
 		}
