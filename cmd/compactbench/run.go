@@ -49,8 +49,8 @@ func newRunCommand() *cli.Command {
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when any input problem was found"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "never show the progress bar"},
-			&cli.StringFlag{Name: "cache", Usage: "keep each file's results in `DIR`, keyed by content, configuration and build; a re-run analyses only new or changed files"},
-			&cli.StringFlag{Name: "shard", Usage: "process shard `K/N` of the inputs (1 ≤ K ≤ N), chosen by a hash of each file's path relative to its argument"},
+			&cli.StringFlag{Name: "cache", Usage: "keep each file's results in `DIR`, keyed by content, configuration and build; a re-run analyses only new or changed files (not with a model summarizer)"},
+			&cli.StringFlag{Name: "shard", Usage: "process shard `K/N` of the inputs (1 ≤ K ≤ N), chosen by a hash of each file's path relative to its argument (not with a model summarizer)"},
 			&cli.BoolFlag{Name: "wide", Usage: "terminal: every table and every figure (default: the verdict and the deciding figures, within 100 columns)"},
 			&cli.StringFlag{Name: "rulers", Value: strings.Join(tokens.DefaultNames(), ","), Usage: "rulers measured in the calls table (" + strings.Join(tokens.Names(), ", ") + ", default, all)"},
 		}, limitFlags(), metricFlags(), []cli.Flag{
@@ -234,7 +234,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		return err
 	}
 	if opts.LLM != nil && (opts.Cache != "" || opts.Shard.N > 0) {
-		return usageErr("--cache and --shard do not work with a model summarizer yet (its answers and request counts are not reproducible per file)")
+		return usageErr("--cache and --shard do not work with a model summarizer: its summaries depend on the model's answers, not only on the file, configuration and build a result is keyed by, and its request, over-budget and miss counts are counted over the whole run, so a cached or merged run could not write the unsharded run's figures (run it unsharded; --llm-cache still saves the requests)")
 	}
 	if len(opts.Thresholds) > 0 {
 		if opts.Config.Anchors == nil {
@@ -335,6 +335,7 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if err := loader.Ordered(ctx, len(files), opts.Jobs, work, emit); err != nil {
 		return err
 	}
+	cache.warnCorrupt(stderr)
 	if bar != nil {
 		bar.Finish()
 	}

@@ -227,3 +227,17 @@ func csvRows(t *testing.T, path string) []string {
 	}
 	return out
 }
+
+// TestShardCacheRefuseModelSummarizer: --cache and --shard are refused with
+// a model summarizer, and the message says why.
+func TestShardCacheRefuseModelSummarizer(t *testing.T) {
+	dir := t.TempDir()
+	for _, extra := range [][]string{{"--cache", filepath.Join(dir, "cache")}, {"--shard", "1/2"}} {
+		args := append([]string{"run", "-q", "--no-progress", "--summarizer", "cache", "--llm-cache", filepath.Join(dir, "llm"),
+			"-o", filepath.Join(dir, "out"), "../../corpora/seeds"}, extra...)
+		code, _, stderr := runCLI(t, args...)
+		if code != 2 || !strings.Contains(stderr, "model summarizer") || !strings.Contains(stderr, "counted over the whole run") {
+			t.Errorf("%v: exit %d, %s", extra, code, stderr)
+		}
+	}
+}
