@@ -335,10 +335,10 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 	if err := loader.Ordered(ctx, len(files), opts.Jobs, work, emit); err != nil {
 		return err
 	}
-	cache.warnCorrupt(stderr)
 	if bar != nil {
 		bar.Finish()
 	}
+	cache.warnCorrupt(stderr)
 	if opts.LLM != nil {
 		st := opts.LLM.Summarizer.Stats()
 		w.SetSummarizerCounts(st.Requests, st.OverBudget, st.Misses)
