@@ -27,8 +27,10 @@ type resultCache struct {
 	dir  string
 	salt []byte // hashes everything but the file: format, build, config
 	sets map[string]*anchors.RuleSet
-	// Hits and Misses count files served from and written to the cache.
-	Hits, Misses atomic.Int64
+	// Hits and Misses count files served from and written to the cache;
+	// Corrupt counts the entries found under a file's key that failed a
+	// check (format, checksum, decoding, key, rule sets) and were ignored.
+	Hits, Misses, Corrupt atomic.Int64
 }
 
 // cacheFormat changes whenever the entry layout does.
@@ -120,33 +122,59 @@ type cacheEntry struct {
 }
 
 // load returns the cached results of a key, or false when there is no
-// usable entry.
+// usable entry (an entry that exists but fails a check is counted in
+// Corrupt).
 func (c *resultCache) load(key string) ([]*analysis.Result, bool) {
 	data, err := os.ReadFile(c.file(key))
 	if err != nil {
 		return nil, false
 	}
+	rs, err := c.decode(key, data)
+	if err != nil {
+		c.Corrupt.Add(1)
+		return nil, false
+	}
+	return rs, true
+}
+
+// decode checks and decodes an entry file read under a key.
+func (c *resultCache) decode(key string, data []byte) ([]*analysis.Result, error) {
 	// Header: "<cacheFormat> <sha256 of the payload>\n".
 	nl := bytes.IndexByte(data, '\n')
 	if nl < 0 {
-		return nil, false
+		return nil, fmt.Errorf("no header line")
 	}
 	var format, sum string
 	if _, err := fmt.Sscanf(string(data[:nl]), "%s %s", &format, &sum); err != nil || format != cacheFormat {
-		return nil, false
+		return nil, fmt.Errorf("not a %s entry", cacheFormat)
 	}
 	payload := data[nl+1:]
 	if got := sha256.Sum256(payload); hex.EncodeToString(got[:]) != sum {
-		return nil, false
+		return nil, fmt.Errorf("checksum mismatch")
 	}
 	var e cacheEntry
-	if err := json.Unmarshal(payload, &e); err != nil || e.Key != key {
-		return nil, false
+	if err := json.Unmarshal(payload, &e); err != nil {
+		return nil, err
 	}
-	if linkRuleSets(e.Results, c.sets) != nil {
-		return nil, false
+	if e.Key != key {
+		return nil, fmt.Errorf("the entry of key %.12s", e.Key)
 	}
-	return e.Results, true
+	if err := linkRuleSets(e.Results, c.sets); err != nil {
+		return nil, err
+	}
+	return e.Results, nil
+}
+
+// warnCorrupt tells how many corrupt entries the run ignored (nothing
+// without a cache or when there were none). They are not problem rows: the
+// outputs do not depend on the cache.
+func (c *resultCache) warnCorrupt(w io.Writer) {
+	if c == nil {
+		return
+	}
+	if n := c.Corrupt.Load(); n > 0 {
+		fmt.Fprintf(w, "compactbench: warning: cache %s: %d corrupt entries ignored (their files were analysed again and the entries rewritten)\n", c.dir, n)
+	}
 }
 
 // store writes results under a key (atomically: a temporary file renamed).

@@ -78,6 +78,19 @@ var cacheLine = regexp.MustCompile(`cache .*: (\d+) files reused, (\d+) analysed
 // reused and analysed.
 func cachedRun(t *testing.T, cache, out string, args ...string) (reused, analysed int) {
 	t.Helper()
+	reused, analysed, corrupt := cachedRunCorrupt(t, cache, out, args...)
+	if corrupt != 0 {
+		t.Errorf("%d corrupt cache entries", corrupt)
+	}
+	return reused, analysed
+}
+
+var corruptLine = regexp.MustCompile(`warning: cache .*: (\d+) corrupt entries ignored`)
+
+// cachedRunCorrupt is cachedRun that also returns how many corrupt entries
+// the run warned about.
+func cachedRunCorrupt(t *testing.T, cache, out string, args ...string) (reused, analysed, corrupt int) {
+	t.Helper()
 	code, _, stderr := runCLI(t, append([]string{"run", "--no-progress", "--format", "all", "--cache", cache, "-o", out}, args...)...)
 	if code != 0 {
 		t.Fatalf("run exited %d: %s", code, stderr)
@@ -88,7 +101,10 @@ func cachedRun(t *testing.T, cache, out string, args ...string) (reused, analyse
 	}
 	reused, _ = strconv.Atoi(m[1])
 	analysed, _ = strconv.Atoi(m[2])
-	return reused, analysed
+	if m := corruptLine.FindStringSubmatch(stderr); m != nil {
+		corrupt, _ = strconv.Atoi(m[1])
+	}
+	return reused, analysed, corrupt
 }
 
 func plainRun(t *testing.T, out string, args ...string) {
@@ -163,8 +179,11 @@ func TestRunCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if r, a := cachedRun(t, cache, filepath.Join(dir, "corrupt"), corpus); r != 0 || a != nfiles+1 {
-		t.Fatalf("with every entry corrupt: %d reused, %d analysed; want 0, %d", r, a, nfiles+1)
+	if r, a, c := cachedRunCorrupt(t, cache, filepath.Join(dir, "corrupt"), corpus); r != 0 || a != nfiles+1 || c != nfiles+1 {
+		t.Fatalf("with every entry corrupt: %d reused, %d analysed, %d corrupt warned; want 0, %d, %d", r, a, c, nfiles+1, nfiles+1)
+	}
+	if r, a := cachedRun(t, cache, filepath.Join(dir, "rewritten"), corpus); r != nfiles+1 || a != 0 {
+		t.Fatalf("after the corrupt entries were rewritten: %d reused, %d analysed; want %d, 0", r, a, nfiles+1)
 	}
 	sameOutputs(t, filepath.Join(dir, "plain2"), filepath.Join(dir, "corrupt"))
 
@@ -172,6 +191,43 @@ func TestRunCache(t *testing.T) {
 	if r, _ := cachedRun(t, cache, filepath.Join(dir, "w60k"), "--window", "60000", corpus); r != 0 {
 		t.Fatalf("--window 60000 reused %d entries of the default configuration", r)
 	}
+}
+
+// TestRunCacheStale: entries of another compactbench version or build are
+// never read (every file is analysed again, and no entry counts as corrupt),
+// and they do not disturb the entries of the current one.
+func TestRunCacheStale(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "seeds")
+	copyTree(t, "../../corpora/seeds", corpus)
+	nfiles := countInputs(t, corpus)
+	cache := filepath.Join(dir, "cache")
+	if _, a := cachedRun(t, cache, filepath.Join(dir, "cold"), corpus); a != nfiles {
+		t.Fatalf("cold run analysed %d of %d files", a, nfiles)
+	}
+	build, err := buildID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	savedVersion := version
+	t.Cleanup(func() { version, buildHash = savedVersion, build })
+	for _, tc := range []struct {
+		name           string
+		version, build string
+	}{
+		{"other version", "v0.0.0-other", build},
+		{"other build", savedVersion, "0000other"},
+	} {
+		version, buildHash = tc.version, tc.build
+		if r, a := cachedRun(t, cache, filepath.Join(dir, "stale"), corpus); r != 0 || a != nfiles {
+			t.Errorf("%s: %d reused, %d analysed; want 0, %d", tc.name, r, a, nfiles)
+		}
+	}
+	version, buildHash = savedVersion, build
+	if r, a := cachedRun(t, cache, filepath.Join(dir, "warm"), corpus); r != nfiles || a != 0 {
+		t.Fatalf("back on this build: %d reused, %d analysed; want %d, 0", r, a, nfiles)
+	}
+	sameOutputs(t, filepath.Join(dir, "cold"), filepath.Join(dir, "warm"))
 }
 
 // TestRunCacheRealCorpus: warm == cold on the shared corpus of real sessions.

@@ -23,7 +23,7 @@ import (
 const shardFile = "shard.jsonl.zst"
 
 // shardFormat changes whenever the shard file's layout does.
-const shardFormat = "compactbench-shard/1"
+const shardFormat = "compactbench-shard/2"
 
 // shardHeader is the first line of a shard file: what merge needs to write
 // the outputs one unsharded run would have written.
@@ -38,6 +38,10 @@ type shardHeader struct {
 	Settings         []report.Setting `json:"settings"`
 	ReportTranscript string           `json:"report_transcript,omitempty"`
 	RuleSets         []shardRuleSet   `json:"rule_sets,omitempty"`
+	// LabelProblems are the problem rows of unusable label lines: rows of
+	// the run, not of a file, which every shard's header carries and merge
+	// writes once, first, as the unsharded run does.
+	LabelProblems []analysis.ProblemRow `json:"label_problems,omitempty"`
 }
 
 // shardRuleSet is a rule set as its source, parsed again by merge.
@@ -269,7 +273,8 @@ func mergeCommand(dirs []string, out string, formats outputFormats, quiet bool, 
 	for i, s := range shards {
 		h := &s.head
 		if h.N != first.N || h.Files != first.Files || h.Build != first.Build || h.ReportTranscript != first.ReportTranscript ||
-			!reflect.DeepEqual(h.Meta, first.Meta) || !reflect.DeepEqual(h.Settings, first.Settings) || !reflect.DeepEqual(h.RuleSets, first.RuleSets) {
+			!reflect.DeepEqual(h.Meta, first.Meta) || !reflect.DeepEqual(h.Settings, first.Settings) || !reflect.DeepEqual(h.RuleSets, first.RuleSets) ||
+			!reflect.DeepEqual(h.LabelProblems, first.LabelProblems) {
 			return usageErr("merge: %s and %s are shards of different runs (inputs, configuration or build differ)", dirs[0], dirs[i])
 		}
 		if prev, dup := seen[h.K]; dup {
@@ -302,6 +307,11 @@ func mergeCommand(dirs []string, out string, formats outputFormats, quiet bool, 
 	fail := func(err error) error {
 		w.Abort()
 		return err
+	}
+	if len(first.LabelProblems) > 0 {
+		if err := w.AddProblems(first.LabelProblems); err != nil {
+			return fail(err)
+		}
 	}
 	for _, s := range shards {
 		if err := s.advance(sets); err != nil {

@@ -41,8 +41,8 @@ func newRunCommand() *cli.Command {
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when any input problem was found"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "never show the progress bar"},
-			&cli.StringFlag{Name: "cache", Usage: "keep each file's results in `DIR`, keyed by content, configuration and build; a re-run analyses only new or changed files"},
-			&cli.StringFlag{Name: "shard", Usage: "process shard `K/N` of the inputs (1 ≤ K ≤ N), chosen by a hash of each file's path relative to its argument"},
+			&cli.StringFlag{Name: "cache", Usage: "keep each file's results in `DIR`, keyed by content, configuration and build; a re-run analyses only new or changed files (not with a model summarizer)"},
+			&cli.StringFlag{Name: "shard", Usage: "process shard `K/N` of the inputs (1 ≤ K ≤ N), chosen by a hash of each file's path relative to its argument (not with a model summarizer)"},
 			&cli.BoolFlag{Name: "wide", Usage: "terminal: every table and every figure (default: the verdict and the deciding figures, within 100 columns)"},
 			&cli.StringFlag{Name: "rulers", Value: d.Rulers, Usage: "rulers measured in the calls table (" + strings.Join(tokens.Names(), ", ") + ", default, all)"},
 		}, limitFlags(), metricFlags(), []cli.Flag{
@@ -89,7 +89,7 @@ func resolveRun(c *cli.Context) (runOptions, error) {
 		return runOptions{}, err
 	}
 	if opts.LLM != nil && (p.Cache != "" || sh.N > 0) {
-		return runOptions{}, usageErr("--cache and --shard do not work with a model summarizer yet (its answers and request counts are not reproducible per file)")
+		return runOptions{}, usageErr("--cache and --shard do not work with a model summarizer: its summaries depend on the model's answers, not only on the file, configuration and build a result is keyed by, and its request, over-budget and miss counts are counted over the whole run, so a cached or merged run could not write the unsharded run's figures (run it unsharded; --llm-cache still saves the requests)")
 	}
 	return opts, nil
 }
@@ -221,11 +221,10 @@ func (j *runJob) addLabelProblems(stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stderr, "compactbench: warning: %d label line(s) cannot be used and are problem rows; first: %s\n", len(lp), lp[0])
-	rows := make([]analysis.ProblemRow, len(lp))
-	for i, p := range lp {
-		rows[i] = analysis.ProblemRow{Path: p.File, TranscriptID: "(labels)", Line: int64(p.Line), Reason: p.Reason}
+	if !j.opts.Shard.ownsRunRows() { // shard 1 writes them; merge writes them once
+		return nil
 	}
-	return j.w.AddProblems(rows)
+	return j.w.AddProblems(labelProblemRows(lp))
 }
 
 // openShard starts run --shard's shard.jsonl.zst.
@@ -236,7 +235,8 @@ func (j *runJob) openShard(meta report.Meta, settings []report.Setting) error {
 	}
 	opts := j.opts
 	h := &shardHeader{Format: shardFormat, K: opts.Shard.K, N: opts.Shard.N, Files: j.nall, Build: build, Meta: meta,
-		Settings: settings, ReportTranscript: opts.ReportTranscript, RuleSets: shardRuleSets(&opts.Config)}
+		Settings: settings, ReportTranscript: opts.ReportTranscript, RuleSets: shardRuleSets(&opts.Config),
+		LabelProblems: labelProblemRows(opts.LabelProblems)}
 	j.shardOut, err = newShardWriter(j.w.Dir(), h)
 	return err
 }
@@ -286,6 +286,7 @@ func (j *runJob) process(ctx context.Context, stderr io.Writer) error {
 	if bar != nil {
 		bar.Finish()
 	}
+	j.cache.warnCorrupt(stderr)
 	return nil
 }
 

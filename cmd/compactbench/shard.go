@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/compactbench/compactbench/internal/analysis"
+	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/loader"
 )
 
@@ -25,6 +27,25 @@ func parseShard(s string) (shard, error) {
 		return shard{}, usageErr("--shard %s: want K/N with 1 ≤ K ≤ N, e.g. 2/4", s)
 	}
 	return shard{K: k, N: n}, nil
+}
+
+// ownsRunRows reports whether the shard writes the rows that belong to the
+// run rather than to an input file (the problem rows of unusable label
+// lines): an unsharded run and shard 1 do, so that the shards' own tables
+// together hold every row of the unsharded run exactly once.
+func (s shard) ownsRunRows() bool { return s.N < 1 || s.K == 1 }
+
+// labelProblemRows are the problem rows of label lines that cannot be used
+// (a fresh slice each call: writing rows stamps them).
+func labelProblemRows(ps []anchors.LabelProblem) []analysis.ProblemRow {
+	if len(ps) == 0 {
+		return nil
+	}
+	rows := make([]analysis.ProblemRow, len(ps))
+	for i, p := range ps {
+		rows[i] = analysis.ProblemRow{Path: p.File, TranscriptID: "(labels)", Line: int64(p.Line), Reason: p.Reason}
+	}
+	return rows
 }
 
 // pick returns the indices of the files of the shard, in order (every
