@@ -33,6 +33,14 @@
 //	                URL), merge ("Fast-forward")
 //	fail_then_pass  true: a command failed and a later run of the same
 //	                program passed within the turn
+//	fixed_in_turn   true: a command failed, the turn then changed something
+//	                (as for changed) and the same command passed afterwards:
+//	                a failure fixed and the fix confirmed within the turn
+//	passes_again    true: a program whose last run in the previous turn
+//	                failed (a failure that turn left unresolved) runs
+//	                successfully in this turn, whoever fixed it; read-only
+//	                probes (ls, grep, cat...) and pipelines ending in one do
+//	                not count; looks only at the previous turn, never ahead
 //	all, any, not   composition
 //
 // Text matchers (contains, regex, longer_than, shorter_than, all/any/not)
