@@ -442,8 +442,8 @@ type turnFacts struct {
 	// again: a program that failed in the previous turn passes in this one.
 	fixed, again bool
 	git          uint8
-	calls   []callFacts
-	results []resultFacts
+	calls        []callFacts
+	results      []resultFacts
 }
 
 // facts builds the facts of every turn, with one memo slab for all texts.
