@@ -49,6 +49,21 @@ func TestSays(t *testing.T) {
 		{"failure", "still broken after the change", true},
 		{"failure", "还是不行，报错了", true},
 		{"failure", "no errors this time", false},
+		// Korean: words stand apart and take endings; a request is no go-ahead
+		{"done", "설정을 변경했습니다. 이제 필터가 보이지 않습니다.", true},
+		{"done", "아직 미완료 상태입니다", false},
+		{"done", "변경이 적용되지 않았습니다", false},
+		{"approval", "잘했어! 이제 다음 거 하자", true},
+		{"go-ahead", "네, 그렇게 진행해주세요", true},
+		{"go-ahead", "ㅇㅋ 고고", true},
+		{"go-ahead", "현재 파일 구조 파악 좀 해줘봐", false},
+		{"go-ahead", "네트워크 설정을 확인해줘", false},
+		{"go-ahead", "응답 형식이 이상해", false},
+		{"success", "이제 잘 돼", true},
+		{"success", "여전히 잘 되지 않아", false},
+		{"failure", "클로드야 안 없어진거 같은데? 다시 확인해볼래?", true},
+		{"failure", "새로고침을 해도 제거가 안되는데", true},
+		{"failure", "오작동은 없어요. 잘 됩니다", false},
 	} {
 		if got := Says(c.lex, strings.ToLower(c.text)); got != c.want {
 			t.Errorf("Says(%s, %q) = %v, want %v", c.lex, c.text, got, c.want)
