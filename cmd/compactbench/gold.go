@@ -44,7 +44,9 @@ func loadGold(paths []string, format string, warn io.Writer, sets ...*anchors.La
 					problems = append(problems, b.String())
 					fmt.Fprintf(warn, "label problem (not scored): %s\n", b)
 				}
-				out[k] = append(out[k], anchors.NewGoldDoc(t.ID, turns, ok))
+				d := anchors.NewGoldDoc(t.ID, turns, ok)
+				d.Group = anchors.GroupOf(paths, f.Path)
+				out[k] = append(out[k], d)
 			}
 			return nil
 		})
@@ -154,6 +156,7 @@ func goldCV(w io.Writer, set *anchors.RuleSet, docs []anchors.GoldDoc, k int, fl
 		return usageErr("tune --cv %d: only %d gold-labelled transcripts", k, len(docs))
 	}
 	res := anchors.CrossValidate(set, docs, k, floor)
+	byFolder := anchors.CrossValidateByGroup(set, docs, floor)
 	var every, edit, whole anchors.GoldScore
 	everyL, editL := map[string]anchors.GoldScore{}, map[string]anchors.GoldScore{}
 	for i := range docs {
@@ -191,6 +194,7 @@ func goldCV(w io.Writer, set *anchors.RuleSet, docs []anchors.GoldDoc, k int, fl
 	}
 	rows := [][]string{
 		row(set.Name+" fitted, cross-validated", res.Held),
+		row(fmt.Sprintf("%s fitted, leave-one-folder-out (%d folders)", set.Name, byFolder.K), byFolder.Held),
 		row(set.Name+" fitted on all (optimistic)", res.Fitted),
 		row(set.Name+" as written (every rule)", whole),
 		row("every turn is an anchor", every),
@@ -203,6 +207,9 @@ func goldCV(w io.Writer, set *anchors.RuleSet, docs []anchors.GoldDoc, k int, fl
 	if f, _ := res.Held.Turn.F1(); f <= ef {
 		fmt.Fprintf(w, "⚠ the cross-validated %s does not beat \"any turn with a successful edit\" (F1 %.2f ≤ %.2f)\n", set.Name, f, ef)
 	}
+	if f, _ := byFolder.Held.Turn.F1(); f <= ef {
+		fmt.Fprintf(w, "⚠ %s left one folder out does not beat \"any turn with a successful edit\" (F1 %.2f ≤ %.2f)\n", set.Name, f, ef)
+	}
 	langs := make([]string, 0, len(res.ByLang))
 	for l := range res.ByLang {
 		langs = append(langs, l)
@@ -210,7 +217,8 @@ func goldCV(w io.Writer, set *anchors.RuleSet, docs []anchors.GoldDoc, k int, fl
 	sort.Strings(langs)
 	rows = nil
 	for _, l := range langs {
-		rows = append(rows, row(l+": cross-validated", res.ByLang[l]), row(l+": any edit", editL[l]), row(l+": every turn", everyL[l]))
+		rows = append(rows, row(l+": cross-validated", res.ByLang[l]), row(l+": leave-one-folder-out", byFolder.ByLang[l]),
+			row(l+": any edit", editL[l]), row(l+": every turn", everyL[l]))
 	}
 	fmt.Fprintln(w, "\nby the prompts' language:")
 	if err := report.RenderLeft(w, header, rows, 0); err != nil {
