@@ -36,6 +36,10 @@
 //	fixed_in_turn   true: a command failed, the turn then changed something
 //	                (as for changed) and the same command passed afterwards:
 //	                a failure fixed and the fix confirmed within the turn
+//	exercised       true: after the turn's first change, a command that
+//	                runs it passed: a test, build, run or request, not a
+//	                read-only look (ls, cat, grep, git status/diff/log) and
+//	                not a change itself
 //	passes_again    true: a program whose last run in the previous turn
 //	                failed (a failure that turn left unresolved) runs
 //	                successfully in this turn, whoever fixed it; read-only

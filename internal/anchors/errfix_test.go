@@ -129,3 +129,23 @@ rules:
 		t.Errorf("turn 0 has no previous turn: %+v", ex)
 	}
 }
+
+func TestExercised(t *testing.T) {
+	cases := []struct {
+		name string
+		b    *tb
+		want bool
+	}{
+		{"edit then build", turn("x").run("Edit", "/src/a.go", true, "ok").run("Bash", "go build ./...", true, ""), true},
+		{"edit then request", turn("x").run("Edit", "/srv/app.py", true, "ok").run("Bash", "curl -s localhost:8000/health", true, "ok"), true},
+		{"edit read back with grep", turn("x").run("Edit", "/srv/admin.py", true, "ok").run("Bash", `grep -n "list_filter" /srv/admin.py`, true, "89: list_filter"), false},
+		{"edit then git diff", turn("x").run("Edit", "/srv/a.js", true, "ok").run("Bash", "git diff", true, "+x"), false},
+		{"test before the change", turn("x").run("Bash", "npm test", true, "ok").run("Edit", "/src/a.js", true, "ok"), false},
+		{"failed build", turn("x").run("Edit", "/src/a.go", true, "ok").run("Bash", "go build ./...", false, "error"), false},
+	}
+	for _, c := range cases {
+		if got := Exercised(&c.b.t); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -160,6 +160,8 @@ func (p *program) explain(n *cnode, f *turnFacts, turns []transcript.Turn, i int
 		ce.Detail = "a command that changes nothing ran after the first change: " + strconv.FormatBool(f.checked)
 	case CondFixedInTurn:
 		ce.Detail = "a command failed, something changed, the same command passed: " + strconv.FormatBool(f.fixed)
+	case CondExercised:
+		ce.Detail = "a command that runs the change (not a read-only look) passed after it: " + strconv.FormatBool(f.exercised)
 	case CondPassesAgain:
 		if f.again {
 			ce.Detail = "failed in the previous turn, passes now: " + PassesAgain(&turns[i-1], t)
@@ -291,6 +293,8 @@ func CondString(c *Cond) string {
 		return "fixed_in_turn: " + strconv.FormatBool(c.Bool)
 	case CondPassesAgain:
 		return "passes_again: " + strconv.FormatBool(c.Bool)
+	case CondExercised:
+		return "exercised: " + strconv.FormatBool(c.Bool)
 	case CondGit:
 		return "git: any of [" + strings.Join(c.Git, ", ") + "]"
 	}

@@ -522,3 +522,40 @@ func forEachRun(t *transcript.Turn, fn func(key string, success bool)) {
 		}
 	}
 }
+
+// lookOnlyGit are git subcommands that only show the work.
+var lookOnlyGit = map[string]bool{"git status": true, "git diff": true, "git log": true, "git show": true, "git branch": true, "git remote": true}
+
+// Exercised reports whether, after the turn's first change (see
+// ChangedFiles), a successful shell command ran that exercises it: one that
+// changes nothing itself and is no read-only look (ls, cat, grep, git
+// status/diff/log...; see programKeys). Reading an edited file back does
+// not verify it; a test, build, run of the program or a request does.
+func Exercised(t *transcript.Turn) bool {
+	ok := make(map[string]bool, len(t.ToolResults))
+	for _, r := range t.ToolResults {
+		if r.Success {
+			ok[r.ID] = true
+		}
+	}
+	changed := false
+	for i := range t.ToolCalls {
+		c := &t.ToolCalls[i]
+		if !ok[c.ID] {
+			continue
+		}
+		if callChanges(c) {
+			changed = true
+			continue
+		}
+		if !changed || c.Command == "" {
+			continue
+		}
+		for _, k := range programKeys(c.Command, true) {
+			if !lookOnlyGit[k] {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -178,7 +178,7 @@ func (p *program) cond(c *Cond) *cnode {
 	case CondUser, CondResponse, CondNextUser:
 		n.text = p.text(c.Text)
 		n.cost = 1 + n.text.costOf()
-	case CondChanged, CondFailThenPass, CondChecked, CondFixedInTurn, CondPassesAgain:
+	case CondChanged, CondFailThenPass, CondChecked, CondFixedInTurn, CondPassesAgain, CondExercised:
 		n.cost = 2
 	case CondGit:
 		for _, g := range c.Git {
@@ -441,9 +441,11 @@ type turnFacts struct {
 	// fixed: a command failed, something changed, the command passed;
 	// again: a program that failed in the previous turn passes in this one.
 	fixed, again bool
-	git          uint8
-	calls        []callFacts
-	results      []resultFacts
+	// exercised: a command that runs the change passed after it.
+	exercised bool
+	git       uint8
+	calls     []callFacts
+	results   []resultFacts
 }
 
 // facts builds the facts of every turn, with one memo slab for all texts.
@@ -484,6 +486,9 @@ func (p *program) facts(turns []transcript.Turn) []turnFacts {
 		}
 		if p.uses&(1<<CondFixedInTurn) != 0 {
 			f.fixed = FixedInTurn(t)
+		}
+		if p.uses&(1<<CondExercised) != 0 {
+			f.exercised = Exercised(t)
 		}
 		if p.uses&(1<<CondPassesAgain) != 0 && i > 0 {
 			f.again = PassesAgain(&turns[i-1], t) != ""
@@ -586,6 +591,8 @@ func (p *program) holds(n *cnode, f *turnFacts) bool {
 		return f.fixed == n.b
 	case CondPassesAgain:
 		return f.again == n.b
+	case CondExercised:
+		return f.exercised == n.b
 	case CondGit:
 		return f.git&n.git != 0
 	}

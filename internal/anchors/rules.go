@@ -117,10 +117,11 @@ const (
 	CondChecked
 	CondFixedInTurn
 	CondPassesAgain
+	CondExercised
 )
 
 var condNames = [...]string{"all", "any", "not", "previous_error", "call", "result", "user", "response",
-	"next_user", "changed", "git", "fail_then_pass", "checked", "fixed_in_turn", "passes_again"}
+	"next_user", "changed", "git", "fail_then_pass", "checked", "fixed_in_turn", "passes_again", "exercised"}
 
 // String returns the kind's YAML key.
 func (k CondKind) String() string { return condNames[k] }
@@ -131,7 +132,7 @@ type Cond struct {
 	// Kids are the operands of all, any (one or more) and not (exactly one).
 	Kids []*Cond
 	// Bool is the value previous_error, changed, checked, fail_then_pass,
-	// fixed_in_turn and passes_again must have.
+	// fixed_in_turn, passes_again and exercised must have.
 	Bool bool
 	// Git are the milestone kinds of CondGit (any one must show).
 	Git []string
