@@ -49,6 +49,16 @@ func TestSays(t *testing.T) {
 		{"failure", "still broken after the change", true},
 		{"failure", "还是不行，报错了", true},
 		{"failure", "no errors this time", false},
+		// Chinese one-character words stand alone; questions ask
+		{"go-ahead", "好，开始吧", true},
+		{"go-ahead", "行吧", true},
+		{"go-ahead", "好像没有考虑登录后的菜单栏", false},
+		{"go-ahead", "先执行测试", true},
+		{"go-ahead", "进行中", false},
+		{"go-ahead", "这些文件是我生成的吗?是否可以删除？", false},
+		{"go-ahead", "ok can you add a test?", false},
+		{"go-ahead", "ok. can you add a test?", true},
+		{"approval", "looks good? not sure", false},
 		// Korean: words stand apart and take endings; a request is no go-ahead
 		{"done", "설정을 변경했습니다. 이제 필터가 보이지 않습니다.", true},
 		{"done", "아직 미완료 상태입니다", false},

@@ -44,7 +44,7 @@ var lexicons = map[string][]string{
 		"lets do it", "make it so", "implement it", "ship it", "commit it", "push it", "commit and push", "yes", "yep",
 		"yeah", "ok", "okay", "sure", "approved", "agreed", "confirmed", "let's do option", "lets do option",
 		"go with option", "option 1", "option 2", "option a", "option b",
-		"同意", "确认", "確認", "执行", "全部执行", "继续", "开始吧", "可以push", "提交吧", "推送", "照做", "就这样", "按这个", "好", "行", "可以",
+		"同意", "确认", "確認", "执行", "全部执行", "继续", "开始吧", "可以push", "提交吧", "照做", "就这样", "按这个", "好", "行", "可以",
 		"お願いします", "進めて", "実行して", "やって", "それで", "はい", "了解", "承認",
 		"진행", "시작해", "그렇게 해", "그렇게 하자", "네", "응", "좋아요", "오케이", "ㅇㅋ", "ㄱㄱ", "고고",
 		"adelante", "hazlo", "procede", "continúa", "dale", "sí", "vale", "de acuerdo",
@@ -165,13 +165,31 @@ func says(lexicon string, p string) bool {
 			}
 			i += off
 			off = i + len(e)
-			if atWordEdges(p, i, i+len(e), e) && !negated(p, i, i+len(e)) {
+			if atWordEdges(p, i, i+len(e), e) && !negated(p, i, i+len(e)) && !(asks[lexicon] && inQuestion(p, i+len(e))) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// asks are the lexicons a question does not say: "can I delete these?",
+// "是否可以删除？" ask, they neither approve nor give the go-ahead.
+var asks = map[string]bool{"approval": true, "go-ahead": true}
+
+// inQuestion reports whether the sentence that goes on at p[j:] ends with a
+// question mark.
+func inQuestion(p string, j int) bool {
+	k := strings.IndexAny(p[j:], ".!?。！？\n")
+	if k < 0 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(p[j+k:])
+	return r == '?' || r == '？'
+}
+
+// hanParticles may follow a one-character Chinese entry (好吧, 行了).
+const hanParticles = "吧了的啊呀哦嘛啦"
 
 // atWordEdges reports whether p[i:j] stands as a word: an entry starting or
 // ending with a letter of an alphabetic script must not touch another such
@@ -180,10 +198,21 @@ func says(lexicon string, p string) bool {
 // followed by a letter (file.done, done.py) does not count either. Korean
 // writes words apart and adds endings to them: a Hangul entry must start a
 // word (진행 in 진행해줘, not 완료 inside 미완료), and a one-syllable one
-// (네, 응) must be the whole word, not 네 of 네트워크 or 응 of 응답.
+// (네, 응) must be the whole word, not 네 of 네트워크 or 응 of 응답. A
+// one-character Chinese entry (好, 行) must stand alone or before a
+// sentence particle (好吧), not inside 好像 or 执行.
 func atWordEdges(p string, i, j int, e string) bool {
 	first, _ := utf8.DecodeRuneInString(e)
 	last, _ := utf8.DecodeLastRuneInString(e)
+	if unicode.Is(unicode.Han, first) && utf8.RuneCountInString(e) == 1 {
+		// 好 of 好像, 行 of 执行 or 进行 are not the word
+		if r, _ := utf8.DecodeLastRuneInString(p[:i]); i > 0 && unicode.Is(unicode.Han, r) {
+			return false
+		}
+		if r, _ := utf8.DecodeRuneInString(p[j:]); j < len(p) && unicode.Is(unicode.Han, r) && !strings.ContainsRune(hanParticles, r) {
+			return false
+		}
+	}
 	if unicode.Is(unicode.Hangul, first) {
 		if r, _ := utf8.DecodeLastRuneInString(p[:i]); i > 0 && unicode.Is(unicode.Hangul, r) {
 			return false
