@@ -56,7 +56,7 @@
 // (?i) folding applies to case-insensitive ones.
 //
 // `says: LEXICON` (or a list) tests what a text says in English, Chinese,
-// Japanese, Korean and Spanish: done, approval, go-ahead, direction,
+// Japanese, Korean and Spanish: done, approval, go-ahead, direction, handoff,
 // success, failure (see lexicon.go). It matches in prose only (fenced and
 // inline code, indented output, identifiers and paths are skipped: is_done,
 // done.txt and markDone() do not say done), case-insensitively, and not

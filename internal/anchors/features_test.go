@@ -49,6 +49,9 @@ func TestSays(t *testing.T) {
 		{"failure", "still broken after the change", true},
 		{"failure", "还是不行，报错了", true},
 		{"failure", "no errors this time", false},
+		{"handoff", "Done. Refresh the page and let me know if the filter is gone.", true},
+		{"handoff", "브라우저를 새로고침 해보시고 문제 있으면 알려주세요", true},
+		{"handoff", "All 77 tests pass.", false},
 		// Chinese one-character words stand alone; questions ask
 		{"go-ahead", "好，开始吧", true},
 		{"go-ahead", "行吧", true},

@@ -8,7 +8,8 @@ import (
 )
 
 // Lexicons of the `says` text matcher: what a reply or a prompt says, in
-// English, Chinese, Japanese, Korean and Spanish. Entries are matched
+// English, Chinese, Japanese, Korean and Spanish (done, approval, go-ahead,
+// direction, success, handoff, failure). Entries are matched
 // case-insensitively, in prose only (fenced and inline code, paths and
 // identifiers are skipped), as whole words for letters of alphabetic
 // scripts, and not when a negation comes just before ("not done", "NOT
@@ -67,6 +68,15 @@ var lexicons = map[string][]string{
 		"動いた", "できた", "動きました", "成功しました",
 		"됐어", "됩니다", "작동", "성공", "잘 돼", "잘돼", "잘 되", "잘되", "되네",
 		"funciona", "ya funciona", "sirve",
+	},
+	// The reply hands the check to the user: try it, refresh, tell me.
+	"handoff": {
+		"let me know if", "please test", "please try", "try it out", "give it a try", "refresh the page", "hard refresh",
+		"you can now test", "please verify", "test it and", "reload the page", "restart the app", "restart your",
+		"请测试", "测试一下", "试一下", "刷新页面", "请验证", "请确认", "重启后",
+		"試してみてください", "確認してください", "お試しください", "再読み込み", "リロード",
+		"테스트 해보", "테스트해보", "확인해 보", "확인해보", "새로고침", "알려주세요", "시도해 보", "시도해보",
+		"prueba", "pruébalo", "avísame", "recarga la página",
 	},
 	// Something still fails (said by the user, or in a reply).
 	"failure": {
