@@ -73,6 +73,10 @@ func TestPassesAgain(t *testing.T) {
 		{"remote probe failing over ssh is no failure", turn("x").
 			run("Bash", `ssh root@10.0.0.1 "ls /etc/init.d/cloud"`, false, "No such file"),
 			turn("y").run("Bash", `ssh root@10.0.0.1 "ls /etc"`, true, "config"), ""},
+		{"a remote command's success in the same turn does not clear a failed connection", turn("ssh into the router").
+			run("Bash", "ssh router", false, "ssh: Could not resolve hostname router").
+			run("Bash", `ssh -o ConnectTimeout=5 root@router "uname -a"`, true, "Command running in background"),
+			turn("try 10.0.0.1").run("Bash", `ssh root@10.0.0.1 "uname -a"`, true, "Linux router"), "ssh"},
 		{"another subcommand does not confirm the fix", turn("x").
 			run("Bash", "git push", false, "rejected"),
 			turn("y").run("Bash", "git status", true, "clean"), ""},
