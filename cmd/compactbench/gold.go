@@ -41,7 +41,9 @@ func loadGold(paths []string, format string, warn io.Writer, sets ...*anchors.La
 					problems = append(problems, b.String())
 					fmt.Fprintf(warn, "label problem (not scored): %s\n", b)
 				}
-				out[k] = append(out[k], anchors.NewGoldDoc(t.ID, turns, ok))
+				d := anchors.NewGoldDoc(t.ID, turns, ok)
+				d.Group = anchors.GroupOf(paths, f.Path)
+				out[k] = append(out[k], d)
 			}
 			return nil
 		})

@@ -33,6 +33,18 @@
 //	                URL), merge ("Fast-forward")
 //	fail_then_pass  true: a command failed and a later run of the same
 //	                program passed within the turn
+//	fixed_in_turn   true: a command failed, the turn then changed something
+//	                (as for changed) and the same command passed afterwards:
+//	                a failure fixed and the fix confirmed within the turn
+//	exercised       true: after the turn's first change, a command that
+//	                runs it passed: a test, build, run or request, not a
+//	                read-only look (ls, cat, grep, git status/diff/log) and
+//	                not a change itself
+//	passes_again    true: a program whose last run in the previous turn
+//	                failed (a failure that turn left unresolved) runs
+//	                successfully in this turn, whoever fixed it; read-only
+//	                probes (ls, grep, cat...) and pipelines ending in one do
+//	                not count; looks only at the previous turn, never ahead
 //	all, any, not   composition
 //
 // Text matchers (contains, regex, longer_than, shorter_than, all/any/not)
@@ -44,7 +56,7 @@
 // (?i) folding applies to case-insensitive ones.
 //
 // `says: LEXICON` (or a list) tests what a text says in English, Chinese,
-// Japanese, Korean and Spanish: done, approval, go-ahead, direction,
+// Japanese, Korean and Spanish: done, approval, go-ahead, direction, handoff,
 // success, failure (see lexicon.go). It matches in prose only (fenced and
 // inline code, indented output, identifiers and paths are skipped: is_done,
 // done.txt and markDone() do not say done), case-insensitively, and not

@@ -38,8 +38,10 @@ type CondExplanation struct {
 // condition's verdict. It gives the same verdicts as Evaluate.
 func (s *RuleSet) Explain(turns []transcript.Turn, i int) []Explanation {
 	p := s.program()
-	facts := p.facts(turns[i:min(i+2, len(turns))]) // the next turn for next_user
-	f := &facts[0]
+	// the previous turn for passes_again, the next for next_user
+	from := max(i-1, 0)
+	facts := p.facts(turns[from:min(i+2, len(turns))])
+	f := &facts[i-from]
 	cs := p.sets[0]
 	var out []Explanation
 	fired := ""
@@ -47,7 +49,7 @@ func (s *RuleSet) Explain(turns []transcript.Turn, i int) []Explanation {
 		rule := s.Rules[r]
 		ex := Explanation{Rule: rule, Matched: true, BelowThreshold: rule.BelowThreshold(s)}
 		for _, c := range inFileOrder(conds) {
-			ce := p.explain(c, f, &turns[i])
+			ce := p.explain(c, f, turns, i)
 			ex.Matched = ex.Matched && ce.Held
 			ex.Conds = append(ex.Conds, ce)
 		}
@@ -62,12 +64,13 @@ func (s *RuleSet) Explain(turns []transcript.Turn, i int) []Explanation {
 	return out
 }
 
-func (p *program) explain(n *cnode, f *turnFacts, t *transcript.Turn) CondExplanation {
+func (p *program) explain(n *cnode, f *turnFacts, turns []transcript.Turn, i int) CondExplanation {
+	t := &turns[i]
 	ce := CondExplanation{Text: CondString(n.src), Held: p.holds(n, f)}
 	switch n.kind {
 	case CondAll, CondAny, CondNot:
 		for _, k := range inFileOrder(n.kids) {
-			ce.Kids = append(ce.Kids, p.explain(k, f, t))
+			ce.Kids = append(ce.Kids, p.explain(k, f, turns, i))
 		}
 	case CondPreviousError:
 		ce.Detail = "previous_error is " + strconv.FormatBool(f.prevErr)
@@ -155,6 +158,16 @@ func (p *program) explain(n *cnode, f *turnFacts, t *transcript.Turn) CondExplan
 		ce.Detail = "a command failed and then passed: " + strconv.FormatBool(f.ftp)
 	case CondChecked:
 		ce.Detail = "a command that changes nothing ran after the first change: " + strconv.FormatBool(f.checked)
+	case CondFixedInTurn:
+		ce.Detail = "a command failed, something changed, the same command passed: " + strconv.FormatBool(f.fixed)
+	case CondExercised:
+		ce.Detail = "a command that runs the change (not a read-only look) passed after it: " + strconv.FormatBool(f.exercised)
+	case CondPassesAgain:
+		if f.again {
+			ce.Detail = "failed in the previous turn, passes now: " + PassesAgain(&turns[i-1], t)
+		} else {
+			ce.Detail = "no program that failed in the previous turn passes in this one"
+		}
 	case CondGit:
 		if g := GitMilestones(t); len(g) > 0 {
 			ce.Detail = "shown: " + strings.Join(g, ", ")
@@ -276,6 +289,12 @@ func CondString(c *Cond) string {
 		return "fail_then_pass: " + strconv.FormatBool(c.Bool)
 	case CondChecked:
 		return "checked: " + strconv.FormatBool(c.Bool)
+	case CondFixedInTurn:
+		return "fixed_in_turn: " + strconv.FormatBool(c.Bool)
+	case CondPassesAgain:
+		return "passes_again: " + strconv.FormatBool(c.Bool)
+	case CondExercised:
+		return "exercised: " + strconv.FormatBool(c.Bool)
 	case CondGit:
 		return "git: any of [" + strings.Join(c.Git, ", ") + "]"
 	}

@@ -292,3 +292,262 @@ func commandKey(cmd string) string {
 	}
 	return strings.Join(f, " ")
 }
+
+// FixedInTurn reports whether a shell command of the turn failed, the turn
+// then changed something (a successful edit, a file a command wrote, a
+// machine-changing command; scratch paths left out) and a later command of
+// the same program and first argument passed: a failure fixed and the fix
+// confirmed within one turn. Unlike FailThenPass, a retry with nothing
+// changed in between (a probe run again with other flags) does not count.
+func FixedInTurn(t *transcript.Turn) bool {
+	// ok[id] is whether the call's result succeeded; calls without a
+	// result are skipped.
+	ok := make(map[string]bool, len(t.ToolResults))
+	for _, r := range t.ToolResults {
+		ok[r.ID] = r.Success
+	}
+	// failedAt[key] is the number of changes seen when the key first failed.
+	failedAt := map[string]int{}
+	changesSeen := 0
+	for i := range t.ToolCalls {
+		c := &t.ToolCalls[i]
+		success, answered := ok[c.ID]
+		if !answered {
+			continue
+		}
+		key := ""
+		if c.Command != "" {
+			key = commandKey(c.Command)
+		}
+		if !success {
+			if _, seen := failedAt[key]; key != "" && !seen {
+				failedAt[key] = changesSeen
+			}
+			continue
+		}
+		if n, failed := failedAt[key]; key != "" && failed && changesSeen > n {
+			return true
+		}
+		if callChanges(c) {
+			changesSeen++
+		}
+	}
+	return false
+}
+
+// callChanges reports whether a successful call changes something outside
+// a temp dir (see ChangedFiles).
+func callChanges(c *transcript.ToolCall) bool {
+	if c.ToolKind() == transcript.ToolModify {
+		if c.Path != "" {
+			return !IsScratchPath(c.Path)
+		}
+		for _, m := range patchFileRE.FindAllStringSubmatch(c.Input, -1) {
+			if !IsScratchPath(strings.TrimSpace(m[1])) {
+				return true
+			}
+		}
+		return false
+	}
+	if c.Command == "" {
+		return false
+	}
+	for _, p := range CommandWrites(c.Command) {
+		if !IsScratchPath(p) {
+			return true
+		}
+	}
+	return len(SystemChanges(c.Command)) > 0
+}
+
+// probePrograms only look at things; their failing (grep finding nothing,
+// ls of a missing file) is no error of the work, so passes_again ignores
+// them.
+var probePrograms = map[string]bool{
+	"ls": true, "cat": true, "grep": true, "rg": true, "egrep": true, "find": true, "head": true, "tail": true,
+	"which": true, "echo": true, "printf": true, "test": true, "[": true, "pwd": true, "wc": true, "file": true,
+	"stat": true, "type": true, "true": true, "false": true, "sleep": true, "ps": true, "pgrep": true, "lsof": true,
+	"diff": true, "tree": true, "du": true, "df": true, "env": true, "printenv": true, "date": true, "whoami": true,
+	"sed": true, "awk": true, "jq": true, "less": true, "more": true, "sort": true, "uniq": true, "cut": true, "fd": true,
+}
+
+// subcommandPrograms are named with their subcommand: a failing `git push`
+// is not fixed by a passing `git status`.
+var subcommandPrograms = map[string]bool{
+	"git": true, "npm": true, "pnpm": true, "yarn": true, "bun": true, "npx": true, "go": true, "cargo": true,
+	"docker": true, "kubectl": true, "uv": true, "pip": true, "pip3": true, "brew": true, "gh": true, "make": true,
+	"systemctl": true, "apt": true, "apt-get": true, "dotnet": true, "mix": true, "poetry": true, "bundle": true,
+	"python": true, "python3": true, "node": true, "deno": true, "swift": true, "gradle": true, "mvn": true,
+}
+
+// programKeys names the programs a shell command runs, for passes_again:
+// comment lines, a leading `cd DIR &&`, environment assignments and
+// wrappers (sudo, time, nohup, env) are skipped; a program is named by its
+// base name, with its subcommand for multi-command tools (git push, npm
+// test). ssh is named with the program it runs remotely ("ssh opkg"), and
+// a successful ssh also as plain "ssh" (the connection works). A read-only
+// probe (ls, grep, cat...) has no name, and a failure is not counted when
+// the pipeline's last stage is a probe (grep finding nothing).
+func programKeys(cmd string, success bool) []string {
+	var kept []string
+	for l := range strings.Lines(cmd) {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+			kept = append(kept, t)
+		}
+	}
+	line := strings.Join(kept, " ")
+	if !success {
+		stages := strings.Split(strings.ReplaceAll(line, "||", "\x00"), "|")
+		if len(stages) > 1 && programKey(strings.Fields(stages[len(stages)-1])) == "" {
+			return nil
+		}
+	}
+	f := strings.Fields(commandKeyHead(line))
+	k := programKey(f)
+	if k != "ssh" {
+		if k == "" {
+			return nil
+		}
+		return []string{k}
+	}
+	remote := ""
+	if i := strings.IndexAny(line, `"'`); i >= 0 {
+		remote = programKey(strings.Fields(strings.Trim(line[i:], `"' `)))
+		if remote == "" && !success {
+			return nil // a remote probe failing
+		}
+	}
+	switch {
+	case remote == "":
+		return []string{"ssh"}
+	case success:
+		return []string{"ssh", "ssh " + remote}
+	}
+	return []string{"ssh " + remote}
+}
+
+// programKey names the program of a command's words (see programKeys), ""
+// for a probe.
+func programKey(f []string) string {
+	for len(f) > 0 {
+		switch w := f[0]; {
+		case strings.Contains(w, "=") && !strings.HasPrefix(w, "-"),
+			w == "sudo", w == "time", w == "nohup", w == "env", w == "command", w == "exec",
+			strings.HasPrefix(w, "-") && len(f) > 1:
+			f = f[1:]
+			continue
+		}
+		break
+	}
+	if len(f) == 0 {
+		return ""
+	}
+	prog := strings.Trim(f[0], `"'()`)
+	if i := strings.LastIndexByte(prog, '/'); i >= 0 && i < len(prog)-1 {
+		prog = prog[i+1:]
+	}
+	if probePrograms[prog] || prog == "" {
+		return ""
+	}
+	if subcommandPrograms[prog] && len(f) > 1 && !strings.HasPrefix(f[1], "-") {
+		return prog + " " + f[1]
+	}
+	return prog
+}
+
+// commandKeyHead drops leading `cd DIR &&` parts of a command.
+func commandKeyHead(cmd string) string {
+	cmd = strings.TrimSpace(cmd)
+	for strings.HasPrefix(cmd, "cd ") {
+		i := strings.Index(cmd, "&&")
+		if i < 0 {
+			break
+		}
+		cmd = strings.TrimSpace(cmd[i+2:])
+	}
+	return cmd
+}
+
+// PassesAgain returns the program (see programKeys) whose last run in the
+// previous turn failed — a failure that turn left unresolved — and that
+// runs successfully in this one: an earlier failure confirmed fixed now,
+// whether the fix was made in this turn or outside the session by the user.
+// It is "" when there is none. Read-only probes (ls, grep, cat...) are not
+// counted.
+func PassesAgain(prev, t *transcript.Turn) string {
+	last := map[string]bool{} // program → its last run succeeded
+	forEachRun(prev, func(k string, success bool) {
+		if !success || k != "ssh" { // a later ssh connection fixes no remote command
+			last[k] = success
+		}
+	})
+	failed := false
+	for _, ok := range last {
+		failed = failed || !ok
+	}
+	if !failed {
+		return ""
+	}
+	found := ""
+	forEachRun(t, func(k string, success bool) {
+		if ok, seen := last[k]; found == "" && success && seen && !ok {
+			found = k
+		}
+	})
+	return found
+}
+
+// forEachRun calls fn with the program keys of each shell command of the
+// turn that has a result, in result order.
+func forEachRun(t *transcript.Turn, fn func(key string, success bool)) {
+	cmds := map[string]string{}
+	for _, c := range t.ToolCalls {
+		if c.Command != "" {
+			cmds[c.ID] = c.Command
+		}
+	}
+	for _, r := range t.ToolResults {
+		if cmd, ok := cmds[r.ID]; ok {
+			for _, k := range programKeys(cmd, r.Success) {
+				fn(k, r.Success)
+			}
+		}
+	}
+}
+
+// lookOnlyGit are git subcommands that only show the work.
+var lookOnlyGit = map[string]bool{"git status": true, "git diff": true, "git log": true, "git show": true, "git branch": true, "git remote": true}
+
+// Exercised reports whether, after the turn's first change (see
+// ChangedFiles), a successful shell command ran that exercises it: one that
+// changes nothing itself and is no read-only look (ls, cat, grep, git
+// status/diff/log...; see programKeys). Reading an edited file back does
+// not verify it; a test, build, run of the program or a request does.
+func Exercised(t *transcript.Turn) bool {
+	ok := make(map[string]bool, len(t.ToolResults))
+	for _, r := range t.ToolResults {
+		if r.Success {
+			ok[r.ID] = true
+		}
+	}
+	changed := false
+	for i := range t.ToolCalls {
+		c := &t.ToolCalls[i]
+		if !ok[c.ID] {
+			continue
+		}
+		if callChanges(c) {
+			changed = true
+			continue
+		}
+		if !changed || c.Command == "" {
+			continue
+		}
+		for _, k := range programKeys(c.Command, true) {
+			if !lookOnlyGit[k] {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -138,3 +138,19 @@ func FuzzSays(f *testing.F) {
 		}
 	})
 }
+
+// FuzzProgramKeys: naming a command's programs never panics, and a key is
+// never empty and never starts with a space.
+func FuzzProgramKeys(f *testing.F) {
+	f.Add("sudo /usr/bin/tool --on && echo ok", true)
+	f.Add("# comment\ncd /x && FOO=1 npm test | grep ok", false)
+	f.Add(`ssh root@10.0.0.1 "opkg list-installed | grep cloud"`, false)
+	f.Add("ssh '", true)
+	f.Fuzz(func(t *testing.T, cmd string, success bool) {
+		for _, k := range programKeys(cmd, success) {
+			if k == "" || strings.HasPrefix(k, " ") {
+				t.Errorf("programKeys(%q) gave key %q", cmd, k)
+			}
+		}
+	})
+}

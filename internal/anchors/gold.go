@@ -3,7 +3,10 @@ package anchors
 import (
 	"hash/fnv"
 	"math"
+	"path/filepath"
 	"slices"
+	"sort"
+	"strings"
 	"unicode"
 
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -22,6 +25,30 @@ type GoldDoc struct {
 	Gold []Type
 	// Lang is the language of the user's prompts (PromptLanguage).
 	Lang string
+	// Group is the folder the transcript was found in (one person's
+	// sessions; see GroupOf), for leave-one-folder-out validation; "" when
+	// unknown.
+	Group string
+}
+
+// GroupOf names the folder a transcript file belongs to: the first
+// directory under the input root that holds it (one person's sessions in
+// a corpus of several people's folders), or the root's base name when the
+// file lies directly in it or no root holds it.
+func GroupOf(roots []string, file string) string {
+	file = filepath.Clean(file)
+	for _, r := range roots {
+		r = filepath.Clean(r)
+		rel, err := filepath.Rel(r, file)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		if first, _, found := strings.Cut(filepath.ToSlash(rel), "/"); found {
+			return first
+		}
+		return filepath.Base(r)
+	}
+	return filepath.Base(filepath.Dir(file))
 }
 
 // NewGoldDoc builds a GoldDoc from resolved labels.
@@ -326,7 +353,10 @@ func (m *matchTable) fit(s *RuleSet, docs []GoldDoc, idx []int, floor float64) [
 
 // CVResult is the outcome of cross-validating FitRules.
 type CVResult struct {
-	K int
+	// K is the number of folds; Groups names them when the folds are
+	// folders (CrossValidateByGroup), in fold order.
+	K      int
+	Groups []string
 	// Held is the pooled score of every transcript, each predicted by the
 	// rules fitted on the folds it was not in.
 	Held GoldScore
@@ -352,12 +382,42 @@ func Fold(id string, k int) int {
 // scores the held-out fold, for each fold; no transcript is scored by rules
 // fitted on it.
 func CrossValidate(s *RuleSet, docs []GoldDoc, k int, floor float64) CVResult {
+	fold := make([]int, len(docs))
+	for i := range docs {
+		fold[i] = Fold(docs[i].ID, k)
+	}
+	return crossValidate(s, docs, k, fold, floor)
+}
+
+// CrossValidateByGroup is CrossValidate with one fold per group (folder):
+// leave-one-folder-out, so no person's sessions are scored by rules fitted
+// on that person's other sessions. Groups are in sorted order.
+func CrossValidateByGroup(s *RuleSet, docs []GoldDoc, floor float64) CVResult {
+	var groups []string
+	for i := range docs {
+		if !slices.Contains(groups, docs[i].Group) {
+			groups = append(groups, docs[i].Group)
+		}
+	}
+	sort.Strings(groups)
+	fold := make([]int, len(docs))
+	for i := range docs {
+		fold[i] = slices.Index(groups, docs[i].Group)
+	}
+	res := crossValidate(s, docs, len(groups), fold, floor)
+	res.Groups = groups
+	return res
+}
+
+// crossValidate fits on every fold but one and scores that one, for each
+// of k folds; fold[i] is docs[i]'s fold.
+func crossValidate(s *RuleSet, docs []GoldDoc, k int, fold []int, floor float64) CVResult {
 	m := newMatchTable(s, docs)
 	res := CVResult{K: k, ByLang: map[string]GoldScore{}}
 	for f := 0; f < k; f++ {
 		var train, test []int
 		for i := range docs {
-			if Fold(docs[i].ID, k) == f {
+			if fold[i] == f {
 				test = append(test, i)
 			} else {
 				train = append(train, i)

@@ -2,6 +2,7 @@ package anchors
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -82,5 +83,60 @@ rules:
 	}
 	if res.Fitted.Turn != (Score{TP: 7}) {
 		t.Errorf("fitted score %+v", res.Fitted.Turn)
+	}
+}
+
+// TestCrossValidateByGroup: left one folder out, a rule that only one
+// person's sessions support is not enabled when that person is held out,
+// even though k-fold by session (which mixes the person's sessions into
+// training) finds it.
+func TestCrossValidateByGroup(t *testing.T) {
+	set, err := Parse([]byte(`
+name: cv
+threshold: 0.5
+rules:
+  - {name: habit, type: user-checkpoint, weight: 1, confidence: 1, when: [{user: {contains: roger, case: sensitive}}]}
+  - {name: edit, type: task-completion, weight: 1, confidence: 1, when: [{changed: true}]}
+`), "cv.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []GoldDoc
+	for i, id := range []string{"a1", "a2", "a3", "a4", "b1", "b2", "c1", "c2"} {
+		ts := turns(turn("edit it").run("Edit", "x.go", true, "ok"), turn("chat"))
+		d := GoldDoc{ID: id, Turns: ts, Gold: []Type{TaskCompletion, ""}, Lang: "en", Group: id[:1]}
+		if i < 4 { // person a says "roger" when approving
+			d.Turns = turns(turn("edit it").run("Edit", "x.go", true, "ok"), turn("roger"))
+			d.Gold = []Type{TaskCompletion, UserCheckpoint}
+		}
+		docs = append(docs, d)
+	}
+	res := CrossValidateByGroup(set, docs, 0.5)
+	if res.K != 3 || !slices.Equal(res.Groups, []string{"a", "b", "c"}) {
+		t.Fatalf("folds %d %v, want the 3 folders", res.K, res.Groups)
+	}
+	if res.Held.ByType[2] != (Score{FN: 4}) { // user-checkpoint
+		t.Errorf("left out, person a's habit is still found: %+v", res.Held.ByType[2])
+	}
+	if kf := CrossValidate(set, docs, 4, 0.5); kf.Held.ByType[2].TP == 0 {
+		t.Errorf("k-fold by session should find the habit: %+v", kf.Held.ByType[2])
+	}
+}
+
+func TestGroupOf(t *testing.T) {
+	for _, c := range []struct {
+		roots []string
+		file  string
+		want  string
+	}{
+		{[]string{"/c/real"}, "/c/real/alice/proj/s1.jsonl", "alice"},
+		{[]string{"/c/other", "/c/real/"}, "/c/real/bob/s.jsonl", "bob"},
+		{[]string{"/c/real/alice"}, "/c/real/alice/s.jsonl", "alice"},
+		{[]string{"/c/real/alice/s.jsonl"}, "/c/real/alice/s.jsonl", "alice"},
+		{[]string{"/elsewhere"}, "/c/real/alice/s.jsonl", "alice"},
+	} {
+		if got := GroupOf(c.roots, c.file); got != c.want {
+			t.Errorf("GroupOf(%v, %s) = %q, want %q", c.roots, c.file, got, c.want)
+		}
 	}
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // Lexicons of the `says` text matcher: what a reply or a prompt says, in
-// English, Chinese, Japanese, Korean and Spanish. Entries are matched
+// English, Chinese, Japanese, Korean and Spanish (done, approval, go-ahead,
+// direction, success, handoff, failure). Entries are matched
 // case-insensitively, in prose only (fenced and inline code, paths and
 // identifiers are skipped), as whole words for letters of alphabetic
 // scripts, and not when a negation comes just before ("not done", "NOT
@@ -24,6 +25,8 @@ var lexicons = map[string][]string{
 		"完成", "已修复", "修复了", "已完成", "搞定", "已实现", "实现了", "已更新", "已添加", "已创建", "已提交", "已推送", "已解决", "解决了", "修好了",
 		"完了", "修正しました", "実装しました", "対応しました", "追加しました", "更新しました", "作成しました", "できました", "解決しました", "完成しました",
 		"완료", "수정했습니다", "구현했습니다", "추가했습니다", "업데이트했습니다", "해결했습니다", "완성", "수정되었습니다", "생성했습니다",
+		"적용했습니다", "변경했습니다", "삭제했습니다", "제거했습니다", "반영했습니다", "마쳤습니다", "적용되었습니다", "변경되었습니다",
+		"삭제되었습니다", "제거되었습니다", "반영되었습니다", "추가되었습니다", "해결되었습니다", "수정 완료",
 		"listo", "hecho", "completado", "terminado", "implementado", "corregido", "arreglado", "solucionado", "actualizado",
 	},
 	// The user approves the result.
@@ -33,7 +36,7 @@ var lexicons = map[string][]string{
 		"love it", "beautiful", "amazing",
 		"很好", "不错", "完美", "谢谢", "没问题", "好的", "可以了", "太好了", "棒",
 		"いいね", "完璧", "ありがとう", "素晴らしい", "良いです", "いい感じ",
-		"좋아", "좋네", "좋습니다", "감사", "완벽", "훌륭",
+		"좋아", "좋네", "좋습니다", "감사", "완벽", "훌륭", "잘했", "잘 했", "고마워", "고맙", "최고", "굿",
 		"perfecto", "genial", "excelente", "gracias", "muy bien",
 	},
 	// The user gives the go-ahead to carry out what was proposed.
@@ -42,9 +45,9 @@ var lexicons = map[string][]string{
 		"lets do it", "make it so", "implement it", "ship it", "commit it", "push it", "commit and push", "yes", "yep",
 		"yeah", "ok", "okay", "sure", "approved", "agreed", "confirmed", "let's do option", "lets do option",
 		"go with option", "option 1", "option 2", "option a", "option b",
-		"同意", "确认", "確認", "执行", "全部执行", "继续", "开始吧", "可以push", "提交吧", "推送", "照做", "就这样", "按这个", "好", "行", "可以",
+		"同意", "确认", "確認", "执行", "全部执行", "继续", "开始吧", "可以push", "提交吧", "照做", "就这样", "按这个", "好", "行", "可以",
 		"お願いします", "進めて", "実行して", "やって", "それで", "はい", "了解", "承認",
-		"해줘", "진행", "해주세요", "시작해", "그렇게 해", "네", "응", "좋아요", "오케이",
+		"진행", "시작해", "그렇게 해", "그렇게 하자", "네", "응", "좋아요", "오케이", "ㅇㅋ", "ㄱㄱ", "고고",
 		"adelante", "hazlo", "procede", "continúa", "dale", "sí", "vale", "de acuerdo",
 	},
 	// The user turns the work in a new direction or starts a new task.
@@ -63,8 +66,17 @@ var lexicons = map[string][]string{
 		"now shows", "shows up", "loads now", "it's working", "its working", "fixed it",
 		"成功了", "可以了", "好了", "出来了", "能用了", "正常了", "跑通了",
 		"動いた", "できた", "動きました", "成功しました",
-		"됐어", "됩니다", "작동", "성공",
+		"됐어", "됩니다", "작동", "성공", "잘 돼", "잘돼", "잘 되", "잘되", "되네",
 		"funciona", "ya funciona", "sirve",
+	},
+	// The reply hands the check to the user: try it, refresh, tell me.
+	"handoff": {
+		"let me know if", "please test", "please try", "try it out", "give it a try", "refresh the page", "hard refresh",
+		"you can now test", "please verify", "test it and", "reload the page", "restart the app", "restart your",
+		"请测试", "测试一下", "试一下", "刷新页面", "请验证", "请确认", "重启后",
+		"試してみてください", "確認してください", "お試しください", "再読み込み", "リロード",
+		"테스트 해보", "테스트해보", "확인해 보", "확인해보", "새로고침", "알려주세요", "시도해 보", "시도해보",
+		"prueba", "pruébalo", "avísame", "recarga la página",
 	},
 	// Something still fails (said by the user, or in a reply).
 	"failure": {
@@ -73,7 +85,7 @@ var lexicons = map[string][]string{
 		"error", "fails", "failed", "failing", "same issue", "same problem",
 		"还是不行", "不行", "报错", "错误", "失败", "没用", "没有效果", "有问题",
 		"動かない", "エラー", "失敗", "うまくいかない",
-		"안 돼", "안돼", "오류", "에러", "실패", "문제가",
+		"안 돼", "안돼", "안 되", "안되", "오류", "에러", "실패", "문제가", "여전히", "아직도", "안 없어", "안 지워", "안 바뀌", "안 보여", "안 나와",
 		"no funciona", "sigue fallando", "falla", "fallo",
 	},
 }
@@ -92,7 +104,7 @@ func LexiconNames() []string {
 var (
 	negWords  = []string{"not", "never", "n't", "no", "nothing", "isn't", "aren't", "wasn't", "hasn't", "haven't", "didn't", "doesn't", "nor", "without", "yet to", "no está", "nunca"}
 	negCJK    = []string{"未", "没", "沒", "不", "非", "無", "无", "안 ", "못 ", "안", "못"}
-	negSuffix = []string{"ていません", "ていない", "しない", "できない", "できません", "되지 않", "하지 않", "않았", "않습", "못했", "ません", "ない"}
+	negSuffix = []string{"ていません", "ていない", "しない", "できない", "できません", "되지 않", "하지 않", "지 않", "않았", "않습", "못했", "ません", "ない"}
 )
 
 // Prose returns the prose of a text: fenced code blocks, inline code spans
@@ -163,7 +175,7 @@ func says(lexicon string, p string) bool {
 			}
 			i += off
 			off = i + len(e)
-			if atWordEdges(p, i, i+len(e), e) && !negated(p, i, i+len(e)) {
+			if atWordEdges(p, i, i+len(e), e) && !negated(p, i, i+len(e)) && !(asks[lexicon] && inQuestion(p, i+len(e))) {
 				return true
 			}
 		}
@@ -171,14 +183,54 @@ func says(lexicon string, p string) bool {
 	return false
 }
 
+// asks are the lexicons a question does not say: "can I delete these?",
+// "是否可以删除？" ask, they neither approve nor give the go-ahead.
+var asks = map[string]bool{"approval": true, "go-ahead": true}
+
+// inQuestion reports whether the sentence that goes on at p[j:] ends with a
+// question mark.
+func inQuestion(p string, j int) bool {
+	k := strings.IndexAny(p[j:], ".!?。！？\n")
+	if k < 0 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(p[j+k:])
+	return r == '?' || r == '？'
+}
+
+// hanParticles may follow a one-character Chinese entry (好吧, 行了).
+const hanParticles = "吧了的啊呀哦嘛啦"
+
 // atWordEdges reports whether p[i:j] stands as a word: an entry starting or
 // ending with a letter of an alphabetic script must not touch another such
 // letter, a digit, '_', '-', '/' or '\' (so identifiers and paths such as
 // is_done, done.txt or src/fixed/ do not count); an entry touching a '.'
-// followed by a letter (file.done, done.py) does not count either.
+// followed by a letter (file.done, done.py) does not count either. Korean
+// writes words apart and adds endings to them: a Hangul entry must start a
+// word (진행 in 진행해줘, not 완료 inside 미완료), and a one-syllable one
+// (네, 응) must be the whole word, not 네 of 네트워크 or 응 of 응답. A
+// one-character Chinese entry (好, 行) must stand alone or before a
+// sentence particle (好吧), not inside 好像 or 执行.
 func atWordEdges(p string, i, j int, e string) bool {
 	first, _ := utf8.DecodeRuneInString(e)
 	last, _ := utf8.DecodeLastRuneInString(e)
+	if unicode.Is(unicode.Han, first) && utf8.RuneCountInString(e) == 1 {
+		// 好 of 好像, 行 of 执行 or 进行 are not the word
+		if r, _ := utf8.DecodeLastRuneInString(p[:i]); i > 0 && unicode.Is(unicode.Han, r) {
+			return false
+		}
+		if r, _ := utf8.DecodeRuneInString(p[j:]); j < len(p) && unicode.Is(unicode.Han, r) && !strings.ContainsRune(hanParticles, r) {
+			return false
+		}
+	}
+	if unicode.Is(unicode.Hangul, first) {
+		if r, _ := utf8.DecodeLastRuneInString(p[:i]); i > 0 && unicode.Is(unicode.Hangul, r) {
+			return false
+		}
+		if r, _ := utf8.DecodeRuneInString(p[j:]); utf8.RuneCountInString(e) == 1 && j < len(p) && unicode.Is(unicode.Hangul, r) {
+			return false
+		}
+	}
 	if !isCJK(first) && unicode.IsLetter(first) && i > 0 {
 		r, _ := utf8.DecodeLastRuneInString(p[:i])
 		if isWordRune(r) {

@@ -387,7 +387,7 @@ func (p *parser) cond(n *yaml.Node) *Cond {
 		c.Kids = p.condList(f.v, f.key)
 	case CondNot:
 		c.Kids = []*Cond{p.cond(f.v)}
-	case CondPreviousError, CondChanged, CondChecked, CondFailThenPass:
+	case CondPreviousError, CondChanged, CondChecked, CondFailThenPass, CondFixedInTurn, CondPassesAgain, CondExercised:
 		c.Bool = p.boolean(f.v, f.key)
 	case CondCall:
 		c.Call = p.callTest(f.v)

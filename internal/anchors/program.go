@@ -178,7 +178,7 @@ func (p *program) cond(c *Cond) *cnode {
 	case CondUser, CondResponse, CondNextUser:
 		n.text = p.text(c.Text)
 		n.cost = 1 + n.text.costOf()
-	case CondChanged, CondFailThenPass, CondChecked:
+	case CondChanged, CondFailThenPass, CondChecked, CondFixedInTurn, CondPassesAgain, CondExercised:
 		n.cost = 2
 	case CondGit:
 		for _, g := range c.Git {
@@ -438,9 +438,14 @@ type turnFacts struct {
 	changed bool
 	checked bool
 	ftp     bool
-	git     uint8
-	calls   []callFacts
-	results []resultFacts
+	// fixed: a command failed, something changed, the command passed;
+	// again: a program that failed in the previous turn passes in this one.
+	fixed, again bool
+	// exercised: a command that runs the change passed after it.
+	exercised bool
+	git       uint8
+	calls     []callFacts
+	results   []resultFacts
 }
 
 // facts builds the facts of every turn, with one memo slab for all texts.
@@ -478,6 +483,15 @@ func (p *program) facts(turns []transcript.Turn) []turnFacts {
 		}
 		if p.uses&(1<<CondFailThenPass) != 0 {
 			f.ftp = FailThenPass(t)
+		}
+		if p.uses&(1<<CondFixedInTurn) != 0 {
+			f.fixed = FixedInTurn(t)
+		}
+		if p.uses&(1<<CondExercised) != 0 {
+			f.exercised = Exercised(t)
+		}
+		if p.uses&(1<<CondPassesAgain) != 0 && i > 0 {
+			f.again = PassesAgain(&turns[i-1], t) != ""
 		}
 		if p.uses&(1<<CondGit) != 0 {
 			for _, g := range GitMilestones(t) {
@@ -573,6 +587,12 @@ func (p *program) holds(n *cnode, f *turnFacts) bool {
 		return f.ftp == n.b
 	case CondChecked:
 		return f.checked == n.b
+	case CondFixedInTurn:
+		return f.fixed == n.b
+	case CondPassesAgain:
+		return f.again == n.b
+	case CondExercised:
+		return f.exercised == n.b
 	case CondGit:
 		return f.git&n.git != 0
 	}

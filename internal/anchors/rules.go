@@ -115,10 +115,13 @@ const (
 	CondGit
 	CondFailThenPass
 	CondChecked
+	CondFixedInTurn
+	CondPassesAgain
+	CondExercised
 )
 
 var condNames = [...]string{"all", "any", "not", "previous_error", "call", "result", "user", "response",
-	"next_user", "changed", "git", "fail_then_pass", "checked"}
+	"next_user", "changed", "git", "fail_then_pass", "checked", "fixed_in_turn", "passes_again", "exercised"}
 
 // String returns the kind's YAML key.
 func (k CondKind) String() string { return condNames[k] }
@@ -128,8 +131,8 @@ type Cond struct {
 	Kind CondKind
 	// Kids are the operands of all, any (one or more) and not (exactly one).
 	Kids []*Cond
-	// Bool is the value previous_error, changed and fail_then_pass must
-	// have.
+	// Bool is the value previous_error, changed, checked, fail_then_pass,
+	// fixed_in_turn, passes_again and exercised must have.
 	Bool bool
 	// Git are the milestone kinds of CondGit (any one must show).
 	Git []string

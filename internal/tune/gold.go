@@ -14,19 +14,22 @@ import (
 
 // GoldCV is `tune --cv K`: it fits the rule set's rules to the gold-labelled
 // transcripts with k-fold cross-validation by transcript and prints the
-// held-out figures beside the trivial baselines, per prompt language, and
+// held-out figures (and those of fitting without each folder, judged on it)
+// beside the trivial baselines, per prompt language, and
 // the rules the fit enables. Fewer transcripts than folds is a usage error.
 func GoldCV(w io.Writer, set *anchors.RuleSet, docs []anchors.GoldDoc, k int, floor float64) error {
 	if len(docs) < k {
 		return exitcode.Usagef("tune --cv %d: only %d gold-labelled transcripts", k, len(docs))
 	}
 	res := anchors.CrossValidate(set, docs, k, floor)
+	byFolder := anchors.CrossValidateByGroup(set, docs, floor)
 	b := scoreBaselines(set, docs)
 	turns, labelled := goldCounts(docs)
 	fmt.Fprintf(w, "gold: %d transcripts, %d turns, %d anchors; rule set %s, %d-fold cross-validation by transcript, precision floor %.2f\n",
 		len(docs), turns, labelled, set.Name, k, floor)
 	rows := [][]string{
 		goldRow(set.Name+" fitted, cross-validated", res.Held),
+		goldRow(fmt.Sprintf("%s fitted, leave-one-folder-out (%d folders)", set.Name, byFolder.K), byFolder.Held),
 		goldRow(set.Name+" fitted on all (optimistic)", res.Fitted),
 		goldRow(set.Name+" as written (every rule)", b.whole),
 		goldRow("every turn is an anchor", b.every),
@@ -39,7 +42,10 @@ func GoldCV(w io.Writer, set *anchors.RuleSet, docs []anchors.GoldDoc, k int, fl
 	if f, _ := res.Held.Turn.F1(); f <= ef {
 		fmt.Fprintf(w, "⚠ the cross-validated %s does not beat \"any turn with a successful edit\" (F1 %.2f ≤ %.2f)\n", set.Name, f, ef)
 	}
-	if err := byLanguage(w, res, b); err != nil {
+	if f, _ := byFolder.Held.Turn.F1(); f <= ef {
+		fmt.Fprintf(w, "⚠ %s left one folder out does not beat \"any turn with a successful edit\" (F1 %.2f ≤ %.2f)\n", set.Name, f, ef)
+	}
+	if err := byLanguage(w, res, byFolder, b); err != nil {
 		return err
 	}
 	fittedRules(w, set, res)
@@ -103,7 +109,7 @@ func goldRow(name string, g anchors.GoldScore) []string {
 }
 
 // byLanguage prints the held-out and trivial scores per prompt language.
-func byLanguage(w io.Writer, res anchors.CVResult, b baselines) error {
+func byLanguage(w io.Writer, res, byFolder anchors.CVResult, b baselines) error {
 	langs := make([]string, 0, len(res.ByLang))
 	for l := range res.ByLang {
 		langs = append(langs, l)
@@ -111,7 +117,8 @@ func byLanguage(w io.Writer, res anchors.CVResult, b baselines) error {
 	sort.Strings(langs)
 	var rows [][]string
 	for _, l := range langs {
-		rows = append(rows, goldRow(l+": cross-validated", res.ByLang[l]), goldRow(l+": any edit", b.editL[l]), goldRow(l+": every turn", b.everyL[l]))
+		rows = append(rows, goldRow(l+": cross-validated", res.ByLang[l]), goldRow(l+": leave-one-folder-out", byFolder.ByLang[l]),
+			goldRow(l+": any edit", b.editL[l]), goldRow(l+": every turn", b.everyL[l]))
 	}
 	fmt.Fprintln(w, "\nby the prompts' language:")
 	return report.RenderLeft(w, goldHeader(), rows, 0)
