@@ -2,9 +2,11 @@ package report
 
 import (
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/figures"
 )
@@ -14,6 +16,9 @@ import (
 func StrategyTable(w io.Writer, s *Summary, wide bool) error {
 	header, rows := strategyGridNarrow(s)
 	legend := strategyLegendNarrow
+	if note := baselineNote(s); note != "" {
+		legend += " " + note
+	}
 	if wide {
 		header, rows = strategyGrid(s)
 		legend = strategyLegend
@@ -52,6 +57,36 @@ func anchorF1(s *Summary, st *StrategyStats) *float64 {
 		return v
 	}
 	return f1(rs.Evidence)
+}
+
+// baselineNote puts the F1 column beside the two trivial detectors scored
+// on the same labels (gold where the run has gold labels, else evidence)
+// and names the rule sets that do not beat "any turn with a successful
+// edit"; "" when the run scored no baseline.
+func baselineNote(s *Summary) string {
+	every, edit := ruleSet(s, anchors.BaselineEveryTurnSet), ruleSet(s, anchors.BaselineAnyEditSet)
+	if every == nil || edit == nil {
+		return ""
+	}
+	kind, e, x := "gold", every.Gold, edit.Gold
+	if f1(e) == nil || f1(x) == nil {
+		kind, e, x = "evidence", every.Evidence, edit.Evidence
+	}
+	if f1(e) == nil || f1(x) == nil {
+		return ""
+	}
+	note := "Trivial detectors on the same " + kind + " labels: every turn is an anchor F1 " + ratio(f1(e)) +
+		", any turn with a successful edit F1 " + ratio(f1(x)) + "."
+	var below []string
+	for _, a := range s.Anchors {
+		if a.BelowAnyEdit != nil && *a.BelowAnyEdit && !slices.Contains(anchors.BaselineSets, a.Name) {
+			below = append(below, a.Name)
+		}
+	}
+	if len(below) > 0 {
+		note += " Not above any-edit on gold: " + strings.Join(below, ", ") + "."
+	}
+	return note
 }
 
 // fits is "fit/runs".
