@@ -424,6 +424,8 @@ func rulerNames(s *Summary) []string {
 	return out
 }
 
+// RulerMedian is the median |err| over calls of ruler name in s, or nil when
+// the run did not measure that ruler or measured no call.
 func RulerMedian(s *Summary, name string) *float64 {
 	if s.Rulers == nil || s.Rulers.Measured[name] == nil {
 		return nil

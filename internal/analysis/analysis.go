@@ -1,7 +1,8 @@
 // Package analysis computes, for one transcript, every row compactbench
 // exports: it is where the pure packages (transcript, tokens, anchors,
-// compaction) meet. It does no I/O; internal/report aggregates and writes its
-// results and cmd/compactbench wires it to the loader.
+// compaction) meet. It does no I/O; internal/aggregate aggregates its
+// results, internal/report writes them, and cmd/compactbench wires it to the
+// loader.
 package analysis
 
 import (

@@ -107,7 +107,7 @@ func readPaths(msgs []transcript.Message, maxCalls int) pathSet {
 	ps := pathSet{seen: map[string]bool{}}
 	for i := range msgs {
 		m := &msgs[i]
-		if m.Role == transcript.RoleAssistant {
+		if m.IsCall() {
 			if maxCalls >= 0 && ps.calls == maxCalls {
 				break
 			}

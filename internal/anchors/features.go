@@ -7,8 +7,9 @@ import (
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
-// Features of a turn that rules test through the conditions changed, git
-// and fail_then_pass, and that `inspect --digest` shows a reader.
+// Features of a turn that rules test through the conditions changed,
+// checked, git, fail_then_pass, fixed_in_turn, passes_again and exercised,
+// and that `inspect --digest` shows a reader.
 
 // scratchPrefixes are directories whose files are scratch work, not a
 // change to the project.

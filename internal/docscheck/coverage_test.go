@@ -71,6 +71,8 @@ func TestEveryColumnIsDefined(t *testing.T) {
 		{"anchors", report.Columns[analysis.AnchorRow]()},
 		{"labels", report.Columns[analysis.LabelRow]()},
 		{"rules", report.Columns[analysis.RuleRow]()},
+		{"rereads", report.Columns[analysis.RereadRow]()},
+		{"summaries", report.Columns[analysis.SummaryRow]()},
 		{"tune", report.Columns[report.TuneRow]()},
 		{"summary.json strategies", strategyKeys()},
 		{"summary.json anchors", jsonKeys(reflect.TypeFor[report.RuleSetSummary]())},

@@ -5,7 +5,7 @@
 // gate's figures, the strategy tables and tune's Pareto objectives derive
 // from it. The package is pure: no I/O.
 //
-// Adding a figure is one entry in registry (figures_list.go) plus its
+// Adding a figure is one entry in registry (registry.go) plus its
 // computation and a test; docs/metrics.md must define its name.
 package figures
 

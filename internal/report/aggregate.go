@@ -78,9 +78,6 @@ func NewReportData(want string, settings []Setting) *ReportData {
 	return aggregate.NewReportData(want, settings)
 }
 
-// NewHistogram returns n empty bins over [lo, hi].
-func NewHistogram(lo, hi float64, n int) *Histogram { return aggregate.NewHistogram(lo, hi, n) }
-
 // DefaultTolerances returns the registry's default tolerances.
 func DefaultTolerances() *Tolerances { return aggregate.DefaultTolerances() }
 

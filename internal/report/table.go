@@ -1,5 +1,6 @@
-// Package report aggregates analysis results and writes every output: the
-// tables as CSV and Parquet, summary.json, and the human-facing reports. A
+// Package report writes every output: the tables as CSV and Parquet,
+// summary.json, and the human-facing reports, rendering the aggregates
+// internal/aggregate computes from the analysis results. A
 // single goroutine owns all writers (Parquet writers are not goroutine-safe);
 // files are written under a temporary name and renamed when complete, so an
 // interrupted run never leaves a half file that looks whole.

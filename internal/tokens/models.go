@@ -207,7 +207,7 @@ func (ms *Models) WindowOf(t *transcript.Transcript, override int) (int, string)
 	w := e.Window()
 	peak := int64(0)
 	for i := range t.Messages {
-		if u := t.Messages[i].Usage; u != nil && t.Messages[i].Role == transcript.RoleAssistant {
+		if u := t.Messages[i].Usage; u != nil && t.Messages[i].IsCall() {
 			peak = max(peak, u.Context())
 		}
 	}
