@@ -84,7 +84,10 @@ type Sim struct {
 	lastPrompt int // index in Ctx of the last real prompt, -1 for none
 	total      int
 	stable     int // leading items unchanged since the previous call
-	nextID     int
+	// same is how many leading items the last replace kept as they were
+	// (the prefix measure need not look at again).
+	same   int
+	nextID int
 	// spare holds the context's previous arrays, which replace fills with
 	// the next context (the previous context, measure's before, is read
 	// until then).
@@ -356,6 +359,7 @@ func (s *Sim) replace(ctx []Item) {
 		}
 	}
 	s.keepPrefix(ctx[:k])
+	s.same = k
 	for i := k; i < len(ctx); i++ {
 		it := ctx[i]
 		if i < len(old) && sameItem(&old[i], &it) {
