@@ -557,19 +557,17 @@ func (m *measurement) fileRecall(ev *Event) {
 // the written text.
 func (m *measurement) intentKept(ev *Event) {
 	s := m.s
-	for p := s.Cursor - 1; p >= 0; p-- {
-		if !s.prompts[p] {
-			continue
-		}
-		kept := m.verbatim(p)
-		if !kept {
-			if key := intentKey(s.T.Messages[p].Text()); key != "" {
-				kept = strings.Contains(collapseSpace(m.written()), key)
-			}
-		}
-		ev.IntentKept = &kept
+	p := int(s.promptBefore[s.Cursor])
+	if p < 0 {
 		return
 	}
+	kept := m.verbatim(p)
+	if !kept {
+		if key := intentKey(s.T.Messages[p].Text()); key != "" {
+			kept = strings.Contains(collapseSpace(m.written()), key)
+		}
+	}
+	ev.IntentKept = &kept
 }
 
 // pathBase is the file name of a path fact with a directory part, when the
