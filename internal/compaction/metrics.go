@@ -91,7 +91,10 @@ func ratio(num, den int) *float64 {
 // measureScratch is measure's reusable state: stamped slices instead of
 // maps, reset by bumping the stamp.
 type measureScratch struct {
-	stamp    uint32
+	stamp uint32
+	// verbatim, at and unchanged are the marks of the context after,
+	// valid when they hold inc.mark: they persist between measures, which
+	// update them by what changed (incState, shift).
 	verbatim []uint32 // by recorded message
 	// at is, by recorded message, whether it is present (stamp) and at
 	// which position of the context: one load for pairs' lookups.
@@ -112,7 +115,7 @@ type measureScratch struct {
 }
 
 // stampedPos is a position in the context, valid when stamp is the
-// scratch's current stamp.
+// scratch's current mark (incState.mark).
 type stampedPos struct {
 	stamp uint32
 	pos   int32
@@ -286,8 +289,10 @@ func (sc *measureScratch) pairsByID(items []Item, lost map[string]bool) (orphans
 
 // measure fills an event's metrics from the contexts before (before, of
 // beforeTok metric tokens) and after (s.Ctx), in named steps: sizes, the
-// marks of the context after, one pass over the context before (turns,
-// dropped facts and tokens), tool pairs, then the recalls.
+// marks of the context after (updated from the last measure's by what
+// changed, or made from scratch), one pass over the context before, or its
+// part that changed (turns, dropped facts and tokens), tool pairs, then
+// the recalls.
 func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	measureSizes(s, ev, beforeTok, out)
 	m := measurement{s: s, before: before, sc: s.scratch(len(s.T.Messages), len(s.Turns)), ix: s.Facts()}
