@@ -296,7 +296,9 @@ func (sc *measureScratch) pairsByID(items []Item, lost map[string]bool) (orphans
 func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	measureSizes(s, ev, beforeTok, out)
 	m := measurement{s: s, before: before, sc: s.scratch(len(s.T.Messages), len(s.Turns)), ix: s.Facts()}
-	if !fullMeasure && m.sc.inc.live && m.shift() {
+	// Updating the marks pays when most of the context stayed (masking,
+	// pruning); after a summary, marking from scratch is cheaper.
+	if !fullMeasure && m.sc.inc.live && 2*s.same >= len(s.Ctx) && m.shift() {
 		m.scanTail(ev)
 	} else {
 		m.markAfter()
