@@ -224,6 +224,7 @@ func TestPairsWithRepeatedIDsAndSameMessagePairs(t *testing.T) {
 		}
 		sim.replace(ctx)
 		sc := sim.scratch(len(sim.T.Messages), len(sim.Turns))
+		sc.inc.mark++ // fresh marks, as markAfter makes
 		for i := range sim.Ctx {
 			sc.setAt(sim.Ctx[i].Orig, i)
 		}
@@ -234,6 +235,7 @@ func TestPairsWithRepeatedIDsAndSameMessagePairs(t *testing.T) {
 	// Dropping the second call keeps its result: one orphan.
 	sim.replace([]Item{sim.Original(0), sim.Original(1), sim.Original(2), sim.Original(4)})
 	sc := sim.scratch(len(sim.T.Messages), len(sim.Turns))
+	sc.inc.mark++
 	for i := range sim.Ctx {
 		sc.setAt(sim.Ctx[i].Orig, i)
 	}

@@ -91,13 +91,16 @@ func ratio(num, den int) *float64 {
 // measureScratch is measure's reusable state: stamped slices instead of
 // maps, reset by bumping the stamp.
 type measureScratch struct {
-	stamp    uint32
+	stamp uint32
+	// verbatim, at and unchanged are the marks of the context after,
+	// valid when they hold inc.mark: they persist between measures, which
+	// update them by what changed (incState, shift).
 	verbatim []uint32 // by recorded message
 	// at is, by recorded message, whether it is present (stamp) and at
 	// which position of the context: one load for pairs' lookups.
-	at                    []stampedPos
-	turnBefore, turnAfter []uint32 // by turn
-	unchanged             []uint32 // by item id (written and modified items)
+	at         []stampedPos
+	turnBefore []uint32 // by turn
+	unchanged  []uint32 // by item id (written and modified items)
 	// sameTools caches sameTools per modified item id (items never change
 	// once made): 0 not known yet, 1 same, 2 changed.
 	sameTools     []uint8
@@ -108,24 +111,27 @@ type measureScratch struct {
 	file  []uint32
 	files []int32
 	open  map[string]bool
+	inc   incState
 }
 
 // stampedPos is a position in the context, valid when stamp is the
-// scratch's current stamp.
+// scratch's current mark (incState.mark).
 type stampedPos struct {
 	stamp uint32
 	pos   int32
 }
 
 // setAt marks recorded message o present at context position i.
-func (sc *measureScratch) setAt(o, i int) { sc.at[o] = stampedPos{sc.stamp, int32(i)} }
+func (sc *measureScratch) setAt(o, i int) { sc.at[o] = stampedPos{sc.inc.mark, int32(i)} }
 
 func (s *Sim) scratch(nmsgs, nturns int) *measureScratch {
 	sc := &s.sc
 	if len(sc.verbatim) != nmsgs {
 		sc.verbatim, sc.at = make([]uint32, nmsgs), make([]stampedPos, nmsgs)
-		sc.turnBefore, sc.turnAfter = make([]uint32, nturns), make([]uint32, nturns)
+		sc.turnBefore = make([]uint32, nturns)
 		sc.open = map[string]bool{}
+		sc.inc = incState{mark: 1, turnCount: make([]int32, nturns), taStamp: make([]uint32, nturns),
+			taCount: make([]int32, nturns), taSeen: make([]uint32, nturns), seen: make([]uint32, nmsgs)}
 	}
 	if need := s.nextID + 1; len(sc.unchanged) < need {
 		sc.unchanged = append(sc.unchanged, make([]uint32, need-len(sc.unchanged)+64)...)
@@ -214,7 +220,7 @@ func (sc *measureScratch) pairs(sh *Shared, items []Item) (orphans, dangling int
 			ok := tp.partner == it.Orig
 			if !ok && tp.partner >= 0 {
 				at := sc.at[tp.partner]
-				ok = at.stamp == sc.stamp && (tp.result && int(at.pos) < i || !tp.result && int(at.pos) > i)
+				ok = at.stamp == sc.inc.mark && (tp.result && int(at.pos) < i || !tp.result && int(at.pos) > i)
 			}
 			if ok || sh.Lost[tp.id] {
 				continue
@@ -283,14 +289,22 @@ func (sc *measureScratch) pairsByID(items []Item, lost map[string]bool) (orphans
 
 // measure fills an event's metrics from the contexts before (before, of
 // beforeTok metric tokens) and after (s.Ctx), in named steps: sizes, the
-// marks of the context after, one pass over the context before (turns,
-// dropped facts and tokens), tool pairs, then the recalls.
+// marks of the context after (updated from the last measure's by what
+// changed, or made from scratch), one pass over the context before, or its
+// part that changed (turns, dropped facts and tokens), tool pairs, then
+// the recalls.
 func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
 	measureSizes(s, ev, beforeTok, out)
 	m := measurement{s: s, before: before, sc: s.scratch(len(s.T.Messages), len(s.Turns)), ix: s.Facts()}
-	m.markAfter()
-	m.scanBefore(ev)
-	ev.OrphanResults, ev.DanglingCalls = m.sc.pairs(s.Shared, s.Ctx)
+	// Updating the marks pays when most of the context stayed (masking,
+	// pruning); after a summary, marking from scratch is cheaper.
+	if !fullMeasure && m.sc.inc.live && 2*s.same >= len(s.Ctx) && m.shift() {
+		m.scanTail(ev)
+	} else {
+		m.markAfter()
+		m.scanBefore(ev)
+	}
+	ev.OrphanResults, ev.DanglingCalls = m.pairsAfter()
 	m.needRecall(ev)
 	m.fileRecall(ev)
 	m.intentKept(ev)
@@ -325,33 +339,28 @@ type measurement struct {
 
 // verbatim reports whether recorded message o is in the context after as
 // it was recorded.
-func (m *measurement) verbatim(o int) bool { return m.sc.verbatim[o] == m.sc.stamp }
+func (m *measurement) verbatim(o int) bool { return m.sc.verbatim[o] == m.sc.inc.mark }
 
 // unchanged reports whether a written or modified item of the context
 // before is still in the context after, as it was.
 func (m *measurement) unchanged(it *Item) bool {
-	return it.id > 0 && m.sc.unchanged[it.id] == m.sc.stamp
+	return it.id > 0 && m.sc.unchanged[it.id] == m.sc.inc.mark
 }
 
 // markAfter marks, for the context after, which recorded messages are
 // present (and where), which are verbatim, which written items are still
-// there, and which turns still have a message.
+// there, and how many messages each turn still has, from scratch: the
+// marks the next measure updates (shift).
 func (m *measurement) markAfter() {
 	s, sc := m.s, m.sc
+	in := &sc.inc
+	in.mark++
+	clear(in.turnCount)
+	in.turns, in.force, in.dup, in.pairsLive = 0, 0, false, false
 	for i := range s.Ctx {
-		it := &s.Ctx[i]
-		if it.Orig < 0 {
-			sc.unchanged[it.id] = sc.stamp
-			continue
-		}
-		sc.setAt(it.Orig, i)
-		sc.turnAfter[s.TurnOf[it.Orig]] = sc.stamp
-		if it.Modified {
-			sc.unchanged[it.id] = sc.stamp
-		} else {
-			sc.verbatim[it.Orig] = sc.stamp
-		}
+		sc.add(s, i)
 	}
+	in.live, in.marked = !in.dup, len(s.Ctx)
 }
 
 // scanBefore walks the context before once: it counts kept and summarized
@@ -366,15 +375,21 @@ func (m *measurement) scanBefore(ev *Event) {
 		if it.Orig >= 0 {
 			m.countTurn(ev, m.s.TurnOf[it.Orig])
 		}
-		m.dropFactsOf(it)
-		if (it.Orig >= 0 && !it.Modified && m.verbatim(it.Orig)) || m.unchanged(it) {
-			continue
-		}
-		if it.Orig >= 0 {
-			ev.KeptEverything = false
-		}
-		ev.DroppedTokens += m.s.Metric.Message(it.Msg)
+		m.scanItem(ev, it)
 	}
+}
+
+// scanItem adds an item of the context before to the dropped facts and
+// tokens when the context after no longer has it as it was.
+func (m *measurement) scanItem(ev *Event, it *Item) {
+	m.dropFactsOf(it)
+	if (it.Orig >= 0 && !it.Modified && m.verbatim(it.Orig)) || m.unchanged(it) {
+		return
+	}
+	if it.Orig >= 0 {
+		ev.KeptEverything = false
+	}
+	ev.DroppedTokens += m.s.Metric.Message(it.Msg)
 }
 
 // countTurn counts a turn of the context before once: kept when the context
@@ -385,7 +400,7 @@ func (m *measurement) countTurn(ev *Event, t int) {
 		return
 	}
 	sc.turnBefore[t] = sc.stamp
-	if sc.turnAfter[t] == sc.stamp {
+	if sc.inc.turnCount[t] > 0 {
 		ev.KeptTurns++
 	} else {
 		ev.SummarizedTurns++
@@ -549,19 +564,17 @@ func (m *measurement) fileRecall(ev *Event) {
 // the written text.
 func (m *measurement) intentKept(ev *Event) {
 	s := m.s
-	for p := s.Cursor - 1; p >= 0; p-- {
-		if !s.prompts[p] {
-			continue
-		}
-		kept := m.verbatim(p)
-		if !kept {
-			if key := intentKey(s.T.Messages[p].Text()); key != "" {
-				kept = strings.Contains(collapseSpace(m.written()), key)
-			}
-		}
-		ev.IntentKept = &kept
+	p := int(s.promptBefore[s.Cursor])
+	if p < 0 {
 		return
 	}
+	kept := m.verbatim(p)
+	if !kept {
+		if key := intentKey(s.T.Messages[p].Text()); key != "" {
+			kept = strings.Contains(collapseSpace(m.written()), key)
+		}
+	}
+	ev.IntentKept = &kept
 }
 
 // pathBase is the file name of a path fact with a directory part, when the

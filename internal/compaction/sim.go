@@ -84,7 +84,10 @@ type Sim struct {
 	lastPrompt int // index in Ctx of the last real prompt, -1 for none
 	total      int
 	stable     int // leading items unchanged since the previous call
-	nextID     int
+	// same is how many leading items the last replace kept as they were
+	// (the prefix measure need not look at again).
+	same   int
+	nextID int
 	// spare holds the context's previous arrays, which replace fills with
 	// the next context (the previous context, measure's before, is read
 	// until then).
@@ -132,8 +135,10 @@ type Shared struct {
 	// Lost are tool ids whose pairing the recording itself broke; they are
 	// not held against strategies.
 	Lost map[string]bool
-	// prompts caches Message.IsPrompt of every recorded message.
-	prompts []bool
+	// prompts caches Message.IsPrompt of every recorded message;
+	// promptBefore[c] is the latest prompt among Messages[:c], or -1.
+	prompts      []bool
+	promptBefore []int32
 	// partners lists, per recorded message, its tool blocks with the index
 	// of the message holding the other half of the pair (-1: none).
 	partners [][]toolPartner
@@ -161,8 +166,14 @@ func NewSharedWith(t *transcript.Transcript, models *tokens.Models) *Shared {
 	sh.TurnOf = transcript.TurnOf(sh.Turns, len(t.Messages))
 	sh.prompts = make([]bool, len(t.Messages))
 	sh.Calls = t.Calls()
+	sh.promptBefore = make([]int32, len(t.Messages)+1)
+	sh.promptBefore[0] = -1
 	for i := range t.Messages {
 		sh.prompts[i] = t.Messages[i].IsPrompt()
+		sh.promptBefore[i+1] = sh.promptBefore[i]
+		if sh.prompts[i] {
+			sh.promptBefore[i+1] = int32(i)
+		}
 	}
 	sh.Drops = dropsByCall(t, sh.Calls, models)
 	sh.partners = toolPartners(t.Messages)
@@ -349,13 +360,16 @@ func (s *Sim) replace(ctx []Item) {
 		a.total = 0 // pushCounted counts every item again (cached per block)
 	}
 	stable := s.stable
-	k := 0
-	if len(s.aux) == 0 {
-		for k < len(old) && k < len(ctx) && sameItem(&old[k], &ctx[k]) {
-			k++
-		}
+	common := 0 // leading items old and ctx share
+	for common < len(old) && common < len(ctx) && sameItem(&old[common], &ctx[common]) {
+		common++
+	}
+	k := common
+	if len(s.aux) > 0 {
+		k = 0
 	}
 	s.keepPrefix(ctx[:k])
+	s.same = k
 	for i := k; i < len(ctx); i++ {
 		it := ctx[i]
 		if i < len(old) && sameItem(&old[i], &it) {
@@ -366,11 +380,8 @@ func (s *Sim) replace(ctx []Item) {
 	}
 	s.spare.ctx, s.spare.tok, s.spare.think = old, oldTok, oldThink
 	s.spare.cumTok, s.spare.cumThink = oldCumTok, oldCumThink
-	same := 0
-	for same < len(old) && same < len(ctx) && same < stable && sameItem(&old[same], &ctx[same]) {
-		same++
-	}
-	s.stable = same
+	// The cached prefix is what was cached and is still there.
+	s.stable = min(common, stable)
 }
 
 // keepPrefix starts the context in the spare arrays with items, the first
