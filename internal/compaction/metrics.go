@@ -489,7 +489,7 @@ func (m *measurement) inWritten(id int32) bool {
 		}
 		var wx extractor
 		for _, wf := range wx.message(&transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: m.written()}}}) {
-			if wid, ok := ix.ids[wf]; ok {
+			if wid, ok := ix.ids[wf.Kind][wf.Text]; ok {
 				sc.written[wid] = sc.stamp
 			}
 		}
