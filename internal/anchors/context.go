@@ -46,7 +46,8 @@ type PreservationContext struct {
 
 // ExtractContext computes the PreservationContext of turns.
 func ExtractContext(turns []transcript.Turn) PreservationContext {
-	return foldContext((&contexts{turns: turns}).get(), turns)
+	c := &contexts{turns: turns}
+	return foldContext(c.get(), turns, c.errorsOf(0, len(turns)))
 }
 
 // Format renders the context as seed 000's format_for_summary:
@@ -86,13 +87,20 @@ type contexts struct {
 	once  sync.Once
 	turns []transcript.Turn
 	ctx   []turnContext
+	// errs are every turn's errors in order, turn i's from errAt[i] to
+	// errAt[i+1]: the ErrorStates of a range of turns, without copying.
+	errs  []string
+	errAt []int
 }
 
 func (c *contexts) get() []turnContext {
 	c.once.Do(func() {
 		c.ctx = make([]turnContext, len(c.turns))
+		c.errAt = make([]int, len(c.turns)+1)
 		for i := range c.turns {
 			c.ctx[i] = contextOf(&c.turns[i])
+			c.errs = append(c.errs, c.ctx[i].errors...)
+			c.errAt[i+1] = len(c.errs)
 		}
 	})
 	return c.ctx
@@ -162,8 +170,21 @@ func lowerForASCII(s string) string {
 	return asciiLower(s)
 }
 
-func foldContext(cs []turnContext, turns []transcript.Turn) PreservationContext {
-	pc := PreservationContext{BuildStatus: BuildUnknown, ActiveFiles: []string{}, CurrentGoals: []string{}, ErrorStates: []string{}}
+// errorsOf are the errors of turns [from, to), in order; the list is
+// shared: appending to it copies.
+func (c *contexts) errorsOf(from, to int) []string {
+	c.get()
+	a, b := c.errAt[from], c.errAt[to]
+	if a == b {
+		return []string{}
+	}
+	return c.errs[a:b:b]
+}
+
+// foldContext folds the turn contexts cs of turns into their
+// PreservationContext; errs are their errors (contexts.errorsOf).
+func foldContext(cs []turnContext, turns []transcript.Turn, errs []string) PreservationContext {
+	pc := PreservationContext{BuildStatus: BuildUnknown, ActiveFiles: []string{}, CurrentGoals: []string{}, ErrorStates: errs}
 	seen := map[string]bool{}
 	for i := range cs {
 		c := &cs[i]
@@ -173,7 +194,6 @@ func foldContext(cs []turnContext, turns []transcript.Turn) PreservationContext 
 				pc.ActiveFiles = append(pc.ActiveFiles, f)
 			}
 		}
-		pc.ErrorStates = append(pc.ErrorStates, c.errors...)
 		if c.build != BuildUnknown {
 			pc.BuildStatus = c.build
 		}

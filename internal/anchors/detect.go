@@ -191,7 +191,7 @@ func (e *Evaluation) Anchors(from, to int) []Anchor {
 // window. A turn's previous_error is the one it had in the evaluated list.
 func (e *Evaluation) Flow(from, to int) Flow {
 	f := e.Detect(from, to)
-	f.Context = foldContext(e.ctx.get()[from:to], e.turns[from:to])
+	f.Context = foldContext(e.ctx.get()[from:to], e.turns[from:to], e.ctx.errorsOf(from, to))
 	return f
 }
 

@@ -389,7 +389,11 @@ func (m *measurement) scanItem(ev *Event, it *Item) {
 	if it.Orig >= 0 {
 		ev.KeptEverything = false
 	}
-	ev.DroppedTokens += m.s.Metric.Message(it.Msg)
+	if it.Orig >= 0 && !it.Modified {
+		ev.DroppedTokens += int(m.s.count(it.Orig).tok)
+	} else {
+		ev.DroppedTokens += m.s.Metric.Message(it.Msg)
+	}
 }
 
 // countTurn counts a turn of the context before once: kept when the context

@@ -151,6 +151,12 @@ type Shared struct {
 	RuleSets map[string]*anchors.RuleSet
 
 	evals map[string]*anchors.Evaluation
+	// counts caches, for the ruler countRuler, each recorded message's
+	// tokens and thinking tokens: every strategy's replay appends every
+	// message, and reading two numbers beats adding up its blocks' cached
+	// counts again.
+	countRuler Ruler
+	counts     []msgCount
 	// pool holds the arrays of the last finished replay (Sim.reuse).
 	pool *[2]simArrays
 }
@@ -289,7 +295,34 @@ func (s *Sim) append(to int) {
 
 // push adds an item at the end of the context, keeping the totals.
 func (s *Sim) push(it Item) {
+	if it.Orig >= 0 && !it.Modified {
+		c := s.count(it.Orig)
+		s.pushCounted(it, int(c.tok), int(c.think))
+		return
+	}
 	s.pushCounted(it, s.Metric.Message(it.Msg), s.thinking(it.Msg))
+}
+
+// msgCount is a recorded message's metric tokens and thinking tokens, once
+// known (set).
+type msgCount struct {
+	tok, think int32
+	set        bool
+}
+
+// count is recorded message o's metric tokens and thinking tokens, counted
+// once per transcript and ruler (Shared.counts).
+func (s *Sim) count(o int) msgCount {
+	sh := s.Shared
+	if sh.countRuler != s.Metric || len(sh.counts) != len(sh.T.Messages) {
+		sh.countRuler, sh.counts = s.Metric, make([]msgCount, len(sh.T.Messages))
+	}
+	c := &sh.counts[o]
+	if !c.set {
+		m := &sh.T.Messages[o]
+		*c = msgCount{tok: int32(s.Metric.Message(m)), think: int32(s.thinking(m)), set: true}
+	}
+	return *c
 }
 
 // pushCounted is push with the item's counts already known.
