@@ -285,11 +285,11 @@ func (r *replayer) compact(trig int, reason string, out Outcome, pre int64) {
 		r.run.Skips++
 		return
 	}
-	before, beforeTok := s.Ctx, s.Tokens()
-	s.replace(out.Ctx)
+	beforeTok := s.Tokens()
+	s.replaceFrom(out.Ctx, out.same)
 	s.Round++
 	ev := r.event(trig, reason, &out, pre, summary)
-	measure(s, &ev, before, beforeTok, &out)
+	measureSplit(s, &ev, s.Ctx[:s.same], s.tail.ctx, beforeTok, &out)
 	if summary.Extractive != "" {
 		ev.ExtractiveTokens = s.Metric.Text(summary.Extractive)
 		ev.Summary.Extractive = ""

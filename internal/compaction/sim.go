@@ -1,6 +1,8 @@
 package compaction
 
 import (
+	"strconv"
+
 	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -88,13 +90,14 @@ type Sim struct {
 	// (the prefix measure need not look at again).
 	same   int
 	nextID int
-	// spare holds the context's previous arrays, which replace fills with
-	// the next context (the previous context, measure's before, is read
-	// until then).
-	spare simArrays
+	// tail holds the items the last replace took out of the context (the
+	// old context from s.same on) with their counts: replace rewrites the
+	// context's arrays in place, and the context before a compaction is
+	// its first s.same items followed by tail (measure reads it).
+	tail simArrays
 }
 
-// simArrays are a context's arrays: a Sim's current or spare ones.
+// simArrays are a context's arrays (a Sim's context, or its tail).
 type simArrays struct {
 	ctx                          []Item
 	tok, think, cumTok, cumThink []int
@@ -106,14 +109,14 @@ func (s *Sim) reuse() {
 	if p := s.Shared.pool; p != nil {
 		s.Shared.pool = nil
 		s.Ctx, s.tok, s.think, s.cumTok, s.cumThink = p[0].ctx[:0], p[0].tok[:0], p[0].think[:0], p[0].cumTok[:0], p[0].cumThink[:0]
-		s.spare = p[1]
+		s.tail = p[1]
 	}
 }
 
 // release hands the Sim's arrays to the next replay of the transcript
 // (which overwrites them: the finished Sim's context is valid until then).
 func (s *Sim) release() {
-	s.Shared.pool = &[2]simArrays{{s.Ctx, s.tok, s.think, s.cumTok, s.cumThink}, s.spare}
+	s.Shared.pool = &[2]simArrays{{s.Ctx, s.tok, s.think, s.cumTok, s.cumThink}, s.tail}
 }
 
 // Shared holds what every strategy's replay of one transcript reads: the
@@ -383,55 +386,65 @@ func (s *Sim) thinking(m *transcript.Message) int {
 }
 
 // replace installs a compacted context and works out how much of its start
-// is unchanged (the prompt-cache prefix). Items unchanged at the same
-// position keep their counts; the leading run of them is copied with its
-// running sums (keepPrefix), so that a compaction that changes a few items
-// near the end (masking) costs what it changed.
-func (s *Sim) replace(ctx []Item) {
-	old, oldTok, oldThink, oldCumTok, oldCumThink := s.Ctx, s.tok, s.think, s.cumTok, s.cumThink
-	for _, a := range s.aux {
-		a.total = 0 // pushCounted counts every item again (cached per block)
+// is unchanged (the prompt-cache prefix). It rewrites the context's arrays
+// in place from the first changed item on, so that a compaction that
+// changes a few items near the end (masking) costs what it changed: the
+// leading run of unchanged items keeps its counts and running sums, and
+// the old items after it move to s.tail (measure's context before). ctx
+// must not share the context's array (strategies build a new slice).
+func (s *Sim) replace(ctx []Item) { s.replaceFrom(ctx, 0) }
+
+// checkSame makes replaceFrom check what strategies say is unchanged
+// (tests set it).
+var checkSame bool
+
+// replaceFrom is replace told that the first same items of ctx are the
+// context's, unchanged (a lower bound: it looks further).
+func (s *Sim) replaceFrom(ctx []Item, same int) {
+	old := s.Ctx
+	common := min(same, len(old), len(ctx)) // leading items old and ctx share
+	if checkSame {
+		for i := range common {
+			if !sameItem(&old[i], &ctx[i]) {
+				panic("compaction: a strategy said the context's first items were unchanged, and item " + strconv.Itoa(i) + " was not")
+			}
+		}
 	}
-	stable := s.stable
-	common := 0 // leading items old and ctx share
 	for common < len(old) && common < len(ctx) && sameItem(&old[common], &ctx[common]) {
 		common++
 	}
-	k := common
-	if len(s.aux) > 0 {
-		k = 0
+	t := &s.tail
+	t.ctx = append(t.ctx[:0], old[common:]...)
+	t.tok = append(t.tok[:0], s.tok[common:]...)
+	t.think = append(t.think[:0], s.think[common:]...)
+	for _, a := range s.aux {
+		for i := range t.ctx {
+			a.total -= a.r.Message(t.ctx[i].Msg) // pushCounted adds the new ones
+		}
 	}
-	s.keepPrefix(ctx[:k])
-	s.same = k
-	for i := k; i < len(ctx); i++ {
+	s.truncate(common)
+	s.same = common
+	for i := common; i < len(ctx); i++ {
 		it := ctx[i]
-		if i < len(old) && sameItem(&old[i], &it) {
-			s.pushCounted(it, oldTok[i], oldThink[i])
+		if j := i - common; j < len(t.ctx) && sameItem(&t.ctx[j], &it) {
+			s.pushCounted(it, t.tok[j], t.think[j])
 		} else {
 			s.push(it)
 		}
 	}
-	s.spare.ctx, s.spare.tok, s.spare.think = old, oldTok, oldThink
-	s.spare.cumTok, s.spare.cumThink = oldCumTok, oldCumThink
 	// The cached prefix is what was cached and is still there.
-	s.stable = min(common, stable)
+	s.stable = min(common, s.stable)
 }
 
-// keepPrefix starts the context in the spare arrays with items, the first
-// k items of the current context (the same items, sameItem), with their
-// counts and running sums: the state pushing them one by one would reach.
-func (s *Sim) keepPrefix(items []Item) {
-	k := len(items)
+// truncate cuts the context to its first k items, with their counts and
+// running sums: the state pushing them one by one would reach.
+func (s *Sim) truncate(k int) {
 	lastPrompt := s.lastPrompt // the last prompt of the whole context, or -1
 	if lastPrompt >= k {
 		for lastPrompt = k - 1; lastPrompt >= 0 && !s.isPrompt(&s.Ctx[lastPrompt]); lastPrompt-- {
 		}
 	}
-	s.tok = append(s.spare.tok[:0], s.tok[:k]...)
-	s.think = append(s.spare.think[:0], s.think[:k]...)
-	s.cumTok = append(s.spare.cumTok[:0], s.cumTok[:k]...)
-	s.cumThink = append(s.spare.cumThink[:0], s.cumThink[:k]...)
-	s.Ctx = append(s.spare.ctx[:0], items...)
+	s.Ctx, s.tok, s.think, s.cumTok, s.cumThink = s.Ctx[:k], s.tok[:k], s.think[:k], s.cumTok[:k], s.cumThink[:k]
 	s.lastPrompt, s.total = lastPrompt, prefix(s.cumTok, k)
 	if lastPrompt >= 0 { // set only when thinking is stripped (pushCounted)
 		s.total -= prefix(s.cumThink, lastPrompt)

@@ -30,6 +30,9 @@ type Outcome struct {
 	Anchor          AnchorInfo
 	// Skip means nothing could be compacted: no event is recorded.
 	Skip bool
+	// same, when > 0, says the first same items of Ctx are the context's,
+	// unchanged (replace then need not compare them).
+	same int
 }
 
 // AnchorInfo says how an anchor-based selection went.
