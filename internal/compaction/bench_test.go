@@ -57,6 +57,7 @@ func textBytes(ts []*transcript.Transcript) int64 {
 // real corpus (MB/s of model-visible text; cpu-MB/s by process CPU time,
 // which a loaded machine distorts less).
 func BenchmarkIndexFacts(b *testing.B) {
+	unchecked(b)
 	ts := corpus(b)
 	n := textBytes(ts)
 	b.SetBytes(n)
@@ -74,6 +75,7 @@ func BenchmarkIndexFacts(b *testing.B) {
 // BenchmarkReplayAll replays every strategy over the real corpus with a
 // 60,000-token window, so that every strategy compacts.
 func BenchmarkReplayAll(b *testing.B) {
+	unchecked(b)
 	ts := corpus(b)
 	metric := ruler(b, "calibrated")
 	b.SetBytes(textBytes(ts))
@@ -98,6 +100,7 @@ func BenchmarkReplayAll(b *testing.B) {
 // no-compaction baseline over it, at the models' windows and at a 60,000-token
 // window. Target (issue 5): replaying costs less than loading.
 func BenchmarkStrategiesVsLoading(b *testing.B) {
+	unchecked(b)
 	corpus(b) // skips without the corpus
 	var paths []string
 	filepath.WalkDir(testutil.RealCorpus(b), func(p string, d os.DirEntry, err error) error {
@@ -152,6 +155,7 @@ func BenchmarkStrategiesVsLoading(b *testing.B) {
 // their fact index before the strategies run). cpu-ms/op is process CPU
 // time, which a loaded machine distorts less than ns/op.
 func BenchmarkReplayEach(b *testing.B) {
+	unchecked(b)
 	ts := corpus(b)
 	metric := ruler(b, "calibrated")
 	for _, w := range []struct {
@@ -203,4 +207,11 @@ func BenchmarkReplayEach(b *testing.B) {
 // reportCPU reports the process CPU time since cpu per op, in ms.
 func reportCPU(b *testing.B, cpu time.Duration) {
 	b.ReportMetric(float64(testutil.CPUTime()-cpu)/1e6/float64(b.N), "cpu-ms/op")
+}
+
+// unchecked turns off, for a benchmark, the checks every test makes of
+// what strategies report (checkSame), which cost what they check.
+func unchecked(b *testing.B) {
+	checkSame = false
+	b.Cleanup(func() { checkSame = true })
 }

@@ -91,13 +91,16 @@ type Sim struct {
 	same   int
 	nextID int
 	// tail holds the items the last replace took out of the context (the
-	// old context from s.same on) with their counts: replace rewrites the
-	// context's arrays in place, and the context before a compaction is
-	// its first s.same items followed by tail (measure reads it).
+	// old context from s.same on) with their counts (ctx, tok and think):
+	// the context before a compaction is its first s.same items followed
+	// by tail (measure reads it). It points into spare.
 	tail simArrays
+	// spare holds a second set of arrays, which replace fills with the
+	// tail or with the next context, whichever is shorter to copy.
+	spare simArrays
 }
 
-// simArrays are a context's arrays (a Sim's context, or its tail).
+// simArrays are a context's arrays (a Sim's context, spare or tail).
 type simArrays struct {
 	ctx                          []Item
 	tok, think, cumTok, cumThink []int
@@ -109,14 +112,14 @@ func (s *Sim) reuse() {
 	if p := s.Shared.pool; p != nil {
 		s.Shared.pool = nil
 		s.Ctx, s.tok, s.think, s.cumTok, s.cumThink = p[0].ctx[:0], p[0].tok[:0], p[0].think[:0], p[0].cumTok[:0], p[0].cumThink[:0]
-		s.tail = p[1]
+		s.spare = p[1]
 	}
 }
 
 // release hands the Sim's arrays to the next replay of the transcript
 // (which overwrites them: the finished Sim's context is valid until then).
 func (s *Sim) release() {
-	s.Shared.pool = &[2]simArrays{{s.Ctx, s.tok, s.think, s.cumTok, s.cumThink}, s.tail}
+	s.Shared.pool = &[2]simArrays{{s.Ctx, s.tok, s.think, s.cumTok, s.cumThink}, s.spare}
 }
 
 // Shared holds what every strategy's replay of one transcript reads: the
@@ -386,12 +389,15 @@ func (s *Sim) thinking(m *transcript.Message) int {
 }
 
 // replace installs a compacted context and works out how much of its start
-// is unchanged (the prompt-cache prefix). It rewrites the context's arrays
-// in place from the first changed item on, so that a compaction that
-// changes a few items near the end (masking) costs what it changed: the
-// leading run of unchanged items keeps its counts and running sums, and
-// the old items after it move to s.tail (measure's context before). ctx
-// must not share the context's array (strategies build a new slice).
+// is unchanged (the prompt-cache prefix). The leading run of unchanged
+// items keeps its counts and running sums; the old items after it become
+// s.tail (measure's context before). When most of the context stayed
+// (masking), the context's arrays are rewritten in place from the first
+// changed item, the old items after it copied to the spare arrays first;
+// else (a summary) the next context is built in the spare arrays and the
+// old ones become the tail. Either way a compaction copies the shorter
+// part, not the whole context. ctx must not share the context's array
+// (strategies build a new slice).
 func (s *Sim) replace(ctx []Item) { s.replaceFrom(ctx, 0) }
 
 // checkSame makes replaceFrom check what strategies say is unchanged
@@ -413,16 +419,30 @@ func (s *Sim) replaceFrom(ctx []Item, same int) {
 	for common < len(old) && common < len(ctx) && sameItem(&old[common], &ctx[common]) {
 		common++
 	}
-	t := &s.tail
-	t.ctx = append(t.ctx[:0], old[common:]...)
-	t.tok = append(t.tok[:0], s.tok[common:]...)
-	t.think = append(t.think[:0], s.think[common:]...)
 	for _, a := range s.aux {
-		for i := range t.ctx {
-			a.total -= a.r.Message(t.ctx[i].Msg) // pushCounted adds the new ones
+		for i := common; i < len(old); i++ {
+			a.total -= a.r.Message(old[i].Msg) // pushCounted adds the new ones
 		}
 	}
-	s.truncate(common)
+	lastPrompt, total := s.prefixState(common)
+	sp, t := &s.spare, &s.tail
+	if 2*common >= len(old) {
+		t.ctx = append(sp.ctx[:0], old[common:]...)
+		t.tok = append(sp.tok[:0], s.tok[common:]...)
+		t.think = append(sp.think[:0], s.think[common:]...)
+		sp.ctx, sp.tok, sp.think = t.ctx, t.tok, t.think
+		s.Ctx, s.tok, s.think, s.cumTok, s.cumThink = old[:common], s.tok[:common], s.think[:common], s.cumTok[:common], s.cumThink[:common]
+	} else {
+		cur := simArrays{ctx: old, tok: s.tok, think: s.think, cumTok: s.cumTok, cumThink: s.cumThink}
+		s.Ctx = append(sp.ctx[:0], old[:common]...)
+		s.tok = append(sp.tok[:0], cur.tok[:common]...)
+		s.think = append(sp.think[:0], cur.think[:common]...)
+		s.cumTok = append(sp.cumTok[:0], cur.cumTok[:common]...)
+		s.cumThink = append(sp.cumThink[:0], cur.cumThink[:common]...)
+		*sp = cur
+		t.ctx, t.tok, t.think = old[common:], cur.tok[common:], cur.think[common:]
+	}
+	s.lastPrompt, s.total = lastPrompt, total
 	s.same = common
 	for i := common; i < len(ctx); i++ {
 		it := ctx[i]
@@ -436,19 +456,19 @@ func (s *Sim) replaceFrom(ctx []Item, same int) {
 	s.stable = min(common, s.stable)
 }
 
-// truncate cuts the context to its first k items, with their counts and
-// running sums: the state pushing them one by one would reach.
-func (s *Sim) truncate(k int) {
-	lastPrompt := s.lastPrompt // the last prompt of the whole context, or -1
+// prefixState is the last prompt and the total of the context's first k
+// items: the state pushing them one by one would reach.
+func (s *Sim) prefixState(k int) (lastPrompt, total int) {
+	lastPrompt = s.lastPrompt // the last prompt of the whole context, or -1
 	if lastPrompt >= k {
 		for lastPrompt = k - 1; lastPrompt >= 0 && !s.isPrompt(&s.Ctx[lastPrompt]); lastPrompt-- {
 		}
 	}
-	s.Ctx, s.tok, s.think, s.cumTok, s.cumThink = s.Ctx[:k], s.tok[:k], s.think[:k], s.cumTok[:k], s.cumThink[:k]
-	s.lastPrompt, s.total = lastPrompt, prefix(s.cumTok, k)
+	total = prefix(s.cumTok, k)
 	if lastPrompt >= 0 { // set only when thinking is stripped (pushCounted)
-		s.total -= prefix(s.cumThink, lastPrompt)
+		total -= prefix(s.cumThink, lastPrompt)
 	}
+	return lastPrompt, total
 }
 
 func sameItem(a, b *Item) bool {

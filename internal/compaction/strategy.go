@@ -12,7 +12,8 @@ type Strategy interface {
 	// measure it decided on (its own count, in its own ruler).
 	Trigger(s *Sim) (fire bool, measure int)
 	// Compact returns the compacted context. It must not modify s.Ctx in
-	// place: it builds a new slice (items may be shared).
+	// place: it builds a new slice, not backed by s.Ctx's array, which the
+	// replay rewrites when it installs the result (items may be shared).
 	Compact(s *Sim) Outcome
 }
 
