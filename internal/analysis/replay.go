@@ -145,11 +145,13 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []
 	var events []EventRow
 	var summaries []SummaryRow
 	series := newSeries(t, sh)
+	var evs []compaction.Event // each replay's events become rows before the next replay reuses the list
 	for _, spec := range cc.Enabled() {
 		if cfg.cancelled() {
 			break
 		}
-		run, evs := compaction.Replay(sh, spec.ID, spec.New(cc.Params[spec.ID]), opt, overhead, base.CostUSD)
+		var run compaction.Run
+		run, evs = compaction.ReplayAppend(sh, spec.ID, spec.New(cc.Params[spec.ID]), opt, overhead, base.CostUSD, evs)
 		series.add(&run, evs)
 		runs = append(runs, runRow(t, spec.ID, cc, &run, &base))
 		for i := range evs {

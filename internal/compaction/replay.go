@@ -131,7 +131,15 @@ func Overhead(sh *Shared, metric Ruler) int {
 // Replay runs one strategy over a transcript. baselineUSD is the cost of the
 // no-compaction replay (0 to leave CostRatio nil).
 func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, baselineUSD float64) (Run, []Event) {
+	return ReplayAppend(sh, id, st, opt, overhead, baselineUSD, nil)
+}
+
+// ReplayAppend is Replay appending the events to events[:0]: a caller that
+// is done with one replay's events before the next (it turns them into
+// rows) passes the previous replay's back and saves growing a new list.
+func ReplayAppend(sh *Shared, id string, st Strategy, opt *Options, overhead int, baselineUSD float64, events []Event) (Run, []Event) {
 	r := newReplayer(sh, id, st, opt, overhead)
+	r.events = events[:0]
 	defer r.s.release()
 	for k, ci := range sh.Calls {
 		if opt.Stop != nil && opt.Stop() {
