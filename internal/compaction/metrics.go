@@ -511,7 +511,7 @@ func (m *measurement) inWritten(id int32) bool {
 	if !m.wordsDone {
 		m.wordsDone = true
 		if len(sc.written) < len(ix.facts) {
-			sc.written = make([]uint32, len(ix.facts)+64)
+			sc.written = make([]uint32, len(ix.facts)*5/4+64)
 		}
 		var wx extractor
 		for _, wf := range wx.message(&transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: m.written()}}}) {

@@ -365,10 +365,13 @@ func (s *Sim) setStrip(strip bool) {
 	if strip == s.strip {
 		return
 	}
-	ctx, tok, think, stable := s.Ctx, s.tok, s.think, s.stable
+	// The context moves to the spare arrays and is pushed back.
+	sp, stable := &s.spare, s.stable
+	sp.ctx, sp.tok, sp.think = append(sp.ctx[:0], s.Ctx...), append(sp.tok[:0], s.tok...), append(sp.think[:0], s.think...)
+	ctx, tok, think := sp.ctx, sp.tok, sp.think
 	s.strip = strip
-	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = nil, nil, nil, 0, -1
-	s.cumTok, s.cumThink = nil, nil
+	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = s.Ctx[:0], s.tok[:0], s.think[:0], 0, -1
+	s.cumTok, s.cumThink = s.cumTok[:0], s.cumThink[:0]
 	for _, a := range s.aux {
 		a.total = 0
 	}
