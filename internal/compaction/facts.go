@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"bytes"
 	"math/bits"
 	"strings"
 
@@ -260,6 +261,7 @@ type extractor struct {
 	// emit, when set, receives every fact found (repeats included) instead
 	// of the deduplicated out list.
 	emit func(Fact)
+	cues cueText
 }
 
 func (ex *extractor) add(k FactKind, s string) {
@@ -418,17 +420,63 @@ func hasFold(s, w string) bool {
 var constraintCues = []string{"don't ", "do not ", "dont ", "never ", "always ", "must ", "make sure ",
 	"avoid ", "only use ", "only ", "instead of ", "shouldn't ", "should not ", "without "}
 
-// constraints adds the sentences of a prompt that set a rule.
+// constraints adds the sentences of a prompt that set a rule: a cue at
+// the start of the sentence or after a space (the sentence lower-cased,
+// with a space after it).
 func (ex *extractor) constraints(text string) {
 	for _, s := range sentences(text) {
-		lower := strings.ToLower(s) + " "
-		for _, cue := range constraintCues {
-			if strings.HasPrefix(lower, cue) || strings.Contains(lower, " "+cue) {
-				ex.add(FactConstraint, clip(s, 200))
-				break
-			}
+		if ex.cues.hasWordCue("", s, " ") {
+			ex.add(FactConstraint, clip(s, 200))
 		}
 	}
+}
+
+// constraintCueBytes and spacedConstraintCues are constraintCues as bytes,
+// alone and after a space.
+var constraintCueBytes, spacedConstraintCues = func() (plain, spaced [][]byte) {
+	for _, c := range constraintCues {
+		plain = append(plain, []byte(c))
+		spaced = append(spaced, []byte(" "+c))
+	}
+	return plain, spaced
+}()
+
+// cueText lower-cases sentences for cue lookups into a reused buffer. The
+// cues are ASCII: an ASCII string occurs in s with its ASCII letters
+// lower-cased exactly when it occurs in strings.ToLower(s) (which maps
+// every other rune to non-ASCII runes), except for U+0130 and U+212A,
+// which lower-case to 'i' and 'k': text holding them takes ToLower.
+type cueText struct{ buf []byte }
+
+// lower is pre + s lower-cased + post.
+func (c *cueText) lower(pre, s, post string) []byte {
+	b := append(c.buf[:0], pre...)
+	if strings.Contains(s, "\u0130") || strings.Contains(s, "\u212a") {
+		b = append(b, strings.ToLower(s)...)
+	} else {
+		for i := 0; i < len(s); i++ {
+			ch := s[i]
+			if ch-'A' < 26 {
+				ch += 'a' - 'A'
+			}
+			b = append(b, ch)
+		}
+	}
+	b = append(b, post...)
+	c.buf = b
+	return b
+}
+
+// hasWordCue reports whether pre + s lower-cased + post starts with a
+// constraint cue or has one after a space.
+func (c *cueText) hasWordCue(pre, s, post string) bool {
+	l := c.lower(pre, s, post)
+	for i, cue := range constraintCueBytes {
+		if bytes.HasPrefix(l, cue) || bytes.Contains(l, spacedConstraintCues[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // sentences splits text at . ! ? and newlines, trimmed, non-empty.

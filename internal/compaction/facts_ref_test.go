@@ -304,7 +304,9 @@ func TestExtractorMatchesReference(t *testing.T) {
 		"see src/main.go:42 and parseConfig, then https://x.io/a?b.", "TypeError: x\n\tat foo.bar(baz.js:1:2)",
 		"get_user MAX_RETRIES __init__ obj.methodName a::b::cCc", "\"file_path\": \"/a/b.go\"",
 		"12345678ExceptionXYZtraceback panic fatal FAIL pAnIc", strings.Repeat("abcdefgh", 9) + "Error",
-		"é/ü.go naïveCase caféBar", "C:\\x\\y.txt ~/a ./b ../c.rs", "x\x00y_z\xff\x80/q.go"}
+		"é/ü.go naïveCase caféBar", "C:\\x\\y.txt ~/a ./b ../c.rs", "x\x00y_z\xff\x80/q.go",
+		"DON'T touch İt. NEVER use the \u212aelvin sign. Only THIS. make  sure x", "ma\u212ae sure it works. \u0130nstead of this: AVOID",
+		"I'LL USE Go. We decided TO go. İ'll use x. instead OF"}
 	for _, text := range texts {
 		for _, m := range textMessages(text) {
 			if got, want := fastExtraction(&m), refExtraction(&m); !sameExtraction(got, want) {
@@ -340,4 +342,46 @@ func FuzzExtractorMatchesReference(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSpanCuesMatchToLower checks the span's cue lookups (constraints of a
+// prompt, decisions of the assistant) against strings.ToLower, on texts
+// with capitals and with the two runes ToLower turns into ASCII letters.
+func TestSpanCuesMatchToLower(t *testing.T) {
+	for _, text := range []string{"DON'T touch İt. NEVER use the \u212aelvin sign. Only THIS. make  sure x",
+		"ma\u212ae sure it works. \u0130nstead of this: AVOID it", "I'LL USE Go. We decided TO go. İ'll use x. I\u0130ll use y.",
+		"plain text without cues. Instead of a, b.", "ÀÉÎ always Ü. \xff\xfe must do"} {
+		var want []string
+		for _, s := range sentences(text) {
+			lower := " " + strings.ToLower(s) + " "
+			for _, cue := range constraintCues {
+				if strings.Contains(lower, " "+cue) {
+					want = append(want, "constraint:"+clip(s, 200))
+					break
+				}
+			}
+		}
+		for _, s := range sentences(strings.TrimSpace(text)) {
+			lower := strings.ToLower(s)
+			for _, cue := range decisionCues {
+				if strings.Contains(lower, cue) {
+					want = append(want, "decision:"+clip(s, 200))
+					break
+				}
+			}
+		}
+		var sp span
+		sp.addPrompt(text)
+		sp.addSay(text)
+		var got []string
+		for _, c := range sp.constraints {
+			got = append(got, "constraint:"+c)
+		}
+		for _, d := range sp.decisions.list {
+			got = append(got, "decision:"+d)
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%q: got %q, want %q", text, got, want)
+		}
+	}
 }
