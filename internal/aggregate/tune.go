@@ -137,7 +137,7 @@ func MarkPareto(rows []TuneRow) {
 		out := make([]float64, len(objs))
 		for k := range objs {
 			out[k] = -1e308
-			if p := r.figure(objs[k].Tune); p != nil {
+			if p := r.figure(objs[k].Tune.Column); p != nil {
 				out[k] = *p
 				if objs[k].Better == figures.Lower {
 					out[k] = -*p

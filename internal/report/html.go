@@ -60,7 +60,7 @@ func htmlStrategies(b *strings.Builder, s *Summary) {
 	compressionChart(b, s)
 	if h, rows := strategyGrid(s); len(rows) > 0 {
 		htmlTable(b, h, rows, "")
-		b.WriteString("<p class=\"note\">" + esc(strategyLegend) + "</p>\n")
+		b.WriteString("<p class=\"note\">" + esc(strategyLegend()) + "</p>\n")
 		if line := rereadLine(s); line != "" {
 			b.WriteString("<p>" + esc(line) + "</p>\n")
 		}
