@@ -116,9 +116,11 @@ func strategyGridNarrow(s *Summary) ([]string, [][]string) {
 // briefCell prints one figure of the default table: shares as whole
 // percentages, then the count it is of ("9/12") or over ("1.000 (9)").
 func briefCell(s *Summary, st *StrategyStats, f *figures.Figure) string {
-	v := figureCell(s, st, f)
+	var v string
 	if f.Unit == figures.Share {
 		v = pct0Or(st.Value(f.Name))
+	} else {
+		v = figureCell(s, st, f)
 	}
 	if f.Brief.Of != "" {
 		v += "/" + itoa(st.Count(f.Brief.Of))
