@@ -124,19 +124,15 @@ func replays(t *transcript.Transcript) bool {
 }
 
 // replayRows replays every configured strategy over t.
-func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []SummaryRow, *ContextSeries) {
+func replayRows(t *transcript.Transcript, cfg *Config, gr *tokens.GenRulers) ([]RunRow, []EventRow, []SummaryRow, *ContextSeries) {
 	if !replays(t) {
 		return nil, nil, nil, nil
 	}
-	gen := cfg.Generation(t)
-	metric, err := cfg.MetricRuler(gen)
-	if err != nil {
-		return nil, nil, nil, nil
-	}
+	metric := gr.Metric
 	cc := cfg.compaction()
 	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices, Models: cfg.Models,
 		SummaryPromptTokens: cc.SummaryPromptTokens,
-		Rulers:              cfg.strategyRulers(metric, gen), Summarizer: cfg.Summarizer, Stop: cfg.cancelled}
+		Rulers:              strategyRulers(gr), Summarizer: cfg.Summarizer, Stop: cfg.cancelled}
 	sh := compaction.NewSharedWith(t, cfg.Models)
 	sh.RuleSets = cfg.strategyRuleSets()
 	overhead := compaction.Overhead(sh, metric)
@@ -227,16 +223,23 @@ type SummaryRow struct {
 }
 
 // compaction is the strategies configuration (defaults when none is set).
-// strategyRulers resolves the rulers strategies name in their parameters:
-// "metric" and the metric's own name are the metric ruler; any other name is
-// built like the run's rulers (calibrated with the config's factors), so a
-// strategy set to count with calibrated does so whatever --ruler says.
-func (c *Config) strategyRulers(metric *tokens.Ruler, gen string) func(string) (compaction.Ruler, error) {
+// strategyRulers gives strategies the rulers their parameters name, from
+// the transcript's generation's resolved rulers: "metric" and the metric's
+// own name are the metric ruler, any other registered name that ruler of
+// the generation (calibrated with the generation's factors), so a strategy
+// set to count with calibrated does so whatever --ruler says. The name is a
+// strategy parameter's value, which compaction.Config validated when the
+// plan was resolved; the replay asks once per strategy and replay.
+func strategyRulers(gr *tokens.GenRulers) func(string) (compaction.Ruler, error) {
 	return func(name string) (compaction.Ruler, error) {
-		if name == "metric" || name == metric.Name() {
-			return metric, nil
+		if name == "metric" {
+			return gr.Metric, nil
 		}
-		return c.ruler(name, gen)
+		id, err := tokens.ParseRuler(name)
+		if err != nil {
+			return nil, err
+		}
+		return gr.Ruler(id), nil
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/exitcode"
+	"github.com/compactbench/compactbench/internal/tokens"
 )
 
 // seeds is the repository's seed corpus, as reached from this package.
@@ -191,6 +192,45 @@ func TestForTuneSettings(t *testing.T) {
 	for _, s := range tp.Settings {
 		if got := strings.Join(s.Values, ","); got == "" || s.Config.Compaction == nil || s.Config.RuleSets["codelet"] == nil {
 			t.Errorf("setting %v: %+v", s.Values, s.Config)
+		}
+	}
+}
+
+// TestForRunResolvesRulers: the plan hands analysis its rulers as values,
+// per tokenizer generation of the model table --models names, with the
+// flags' choices; the names stay beside them for the hash and the reports.
+func TestForRunResolvesRulers(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models.yaml")
+	table := "tokenizers: {claude-3: 1, wide: 2}\nmodels:\n  - {pattern: \"wide*\", tokenizer: wide, windows: [1000]}\n"
+	if err := os.WriteFile(models, []byte(table), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := Defaults()
+	in.Paths, in.Out = []string{seeds}, filepath.Join(dir, "out")
+	in.Rulers, in.Metric.Ruler, in.Metric.Models, in.Overhead = "all", "chars4msg", models, "first"
+	p, err := ForRun(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := p.Config.Rulers
+	if rs == nil || rs.Metric() != tokens.RulerChars4Msg || len(rs.Measured()) != tokens.NumRulers || rs.Overhead() != tokens.AnchorFirst {
+		t.Fatalf("rulers %+v", rs)
+	}
+	if p.Overhead != tokens.AnchorFirst || p.Config.Overhead != "first" || p.Config.Ruler != "chars4msg" || len(p.Config.RulerNames) != tokens.NumRulers {
+		t.Errorf("names beside the values: %+v", p.Config)
+	}
+	if gr := rs.ForModel("wide-9"); gr.Name != "wide" || gr.Metric.ID() != tokens.RulerChars4Msg {
+		t.Errorf("wide-9: generation %s, metric %s", gr.Name, gr.Metric.Name())
+	}
+	tp, err := ForTune(TuneInput{Paths: []string{seeds}, Jobs: 1, Format: "csv", Metric: MetricInput{Ruler: "chars4"},
+		Strategy: StrategyInput{Mode: "replay"}, Set: []string{"mask.keep=2,10"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range tp.Settings {
+		if rs := s.Config.Rulers; rs == nil || rs.Metric() != tokens.RulerChars4 || len(rs.Measured()) != 1 {
+			t.Errorf("tune setting %v: rulers %+v", s.Values, rs)
 		}
 	}
 }
