@@ -45,6 +45,10 @@ type Config struct {
 	// a replay looks a strategy's rule set up here (then in Anchors.Sets).
 	// Not hashed: the names are, in Compaction.
 	RuleSets map[string]*anchors.RuleSet `json:"-"`
+	// Strategies are the strategies Compaction enables, resolved by the
+	// caller (internal/plan, ResolveStrategies); nil resolves them from
+	// Compaction for each transcript. Not hashed: Compaction is.
+	Strategies []Strategy `json:"-"`
 	// Summarizer writes the strategies' summaries (nil: the extractive
 	// summaries); SummarizerID says what shapes its answers (provider,
 	// model, prompts) and is hashed with the rest ("" for extractive, so

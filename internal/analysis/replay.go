@@ -141,18 +141,19 @@ func replayRows(t *transcript.Transcript, cfg *Config, gr *tokens.GenRulers) ([]
 	var events []EventRow
 	var summaries []SummaryRow
 	series := newSeries(t, sh)
-	for _, spec := range cc.Enabled() {
+	for _, st := range cfg.strategies() {
 		if cfg.cancelled() {
 			break
 		}
-		run, evs := compaction.Replay(sh, spec.ID, spec.New(cc.Params[spec.ID]), opt, overhead, base.CostUSD)
+		id := st.Spec.ID
+		run, evs := compaction.Replay(sh, id, st.Spec.New(st.Params), opt, overhead, base.CostUSD)
 		series.add(&run, evs)
-		runs = append(runs, runRow(t, spec.ID, cc, &run, &base))
+		runs = append(runs, runRow(t, &st, cc.Mode, &run, &base))
 		for i := range evs {
 			e := &evs[i]
-			events = append(events, eventRow(t, spec.ID, e))
+			events = append(events, eventRow(t, id, e))
 			if src := e.Summary.Source; src != "" && src != compaction.SourceExtractive {
-				summaries = append(summaries, summaryRow(t, spec.ID, e))
+				summaries = append(summaries, summaryRow(t, id, e))
 			}
 		}
 	}
@@ -160,9 +161,9 @@ func replayRows(t *transcript.Transcript, cfg *Config, gr *tokens.GenRulers) ([]
 }
 
 // runRow is the runs row of one strategy's replay of t.
-func runRow(t *transcript.Transcript, id string, cc *compaction.Config, run, base *compaction.Run) RunRow {
-	return RunRow{Path: t.Path, TranscriptID: t.ID, Strategy: id,
-		RuleSet: compaction.RuleSetOf(cc.Params[id]), Mode: cc.Mode.String(),
+func runRow(t *transcript.Transcript, st *Strategy, mode compaction.Mode, run, base *compaction.Run) RunRow {
+	return RunRow{Path: t.Path, TranscriptID: t.ID, Strategy: st.Spec.ID,
+		RuleSet: st.RuleSet, Mode: mode.String(),
 		Window: int64(run.Window), Calls: int64(run.Calls), Overhead: int64(run.Overhead),
 		Compactions: int64(run.Compactions), Overflows: int64(run.Overflows),
 		PeakContext: int64(run.PeakContext), FinalContext: int64(run.FinalContext), TokensProcessed: run.TokensProcessed,

@@ -187,7 +187,7 @@ func ForRun(in Input) (*Run, error) {
 	if r.Config.Anchors, err = applyThresholds(r.Config.Anchors, thresholds); err != nil {
 		return nil, err
 	}
-	if r.Config.RuleSets, err = StrategyRuleSets(&r.Config); err != nil {
+	if err := resolveStrategies(&r.Config); err != nil {
 		return nil, err
 	}
 	return r, nil

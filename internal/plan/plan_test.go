@@ -234,3 +234,30 @@ func TestForRunResolvesRulers(t *testing.T) {
 		}
 	}
 }
+
+// TestForRunResolvesStrategies: the plan lists the enabled strategies in
+// table order with their parameters and the rule set each names, so a
+// replay never looks a strategy up by id.
+func TestForRunResolvesStrategies(t *testing.T) {
+	in := Defaults()
+	in.Paths, in.Out = []string{seeds}, filepath.Join(t.TempDir(), "out")
+	in.Strategy.Strategies = "mask,codelet"
+	in.Set = []string{"codelet.rules=fspec", "mask.keep=7"}
+	p, err := ForRun(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range p.Config.Strategies {
+		got = append(got, s.Spec.ID+":"+s.RuleSet)
+		if s.Params != p.Config.Compaction.Params[s.Spec.ID] {
+			t.Errorf("%s: parameters are not the configuration's", s.Spec.ID)
+		}
+	}
+	if strings.Join(got, ",") != "codelet:fspec,mask:" {
+		t.Errorf("strategies %v, want codelet (rule set fspec) then mask", got)
+	}
+	if p.Config.RuleSets["fspec"] == nil {
+		t.Error("the rule set codelet names is not resolved")
+	}
+}

@@ -216,7 +216,7 @@ func SettingConfig(in StrategyInput, base analysis.Config, baseAnchors *analysis
 	if cfg.Anchors, err = applyThresholds(baseAnchors, thresholds); err != nil {
 		return base, err
 	}
-	if cfg.RuleSets, err = StrategyRuleSets(&cfg); err != nil {
+	if err := resolveStrategies(&cfg); err != nil {
 		return base, err
 	}
 	return cfg, nil
