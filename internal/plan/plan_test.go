@@ -48,6 +48,7 @@ func TestForRunBadValues(t *testing.T) {
 		{"set unknown strategy", func(in *Input) { in.Set = []string{"nosuch.x=1"} }, "set", "nosuch"},
 		{"set out of range", func(in *Input) { in.Set = []string{"mask.keep=-1"} }, "set", "mask.keep"},
 		{"set rule set", func(in *Input) { in.Set = []string{"codelet.rules=nosuchset"} }, "set", "codelet.rules"},
+		{"set ruler", func(in *Input) { in.Set = []string{"window.ruler=yardstick"} }, "set", "window.ruler"},
 		{"set anchor key", func(in *Input) { in.Set = []string{"anchors.x=1"} }, "set", "anchors.x"},
 		{"set threshold not a number", func(in *Input) { in.Set = []string{"anchors.threshold=high"} }, "set", "anchors.threshold"},
 		{"set threshold of no set", func(in *Input) { in.Set = []string{"anchors.nosuch.threshold=0.5"} }, "set", "anchors.nosuch.threshold"},
