@@ -177,10 +177,17 @@ func (id RulerID) Name() string {
 
 // ParseRuler returns the ID of a registered ruler's name.
 func ParseRuler(name string) (RulerID, error) {
-	for i, n := range Names() {
-		if n == name {
-			return RulerID(i), nil
-		}
+	switch name {
+	case Chars4:
+		return RulerChars4, nil
+	case Chars4Msg:
+		return RulerChars4Msg, nil
+	case O200k:
+		return RulerO200k, nil
+	case Cl100k:
+		return RulerCl100k, nil
+	case Calibrated:
+		return RulerCalibrated, nil
 	}
 	return NoRuler, fmt.Errorf("unknown ruler %q (known: %s)", name, strings.Join(Names(), ", "))
 }
