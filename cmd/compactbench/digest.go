@@ -32,47 +32,7 @@ func digest(t *transcript.Transcript, turns []transcript.Turn, only int, w io.Wr
 		if files := anchors.ChangedFiles(tr); len(files) > 0 {
 			fmt.Fprintf(w, "  changed: %s\n", strings.Join(files, ", "))
 		}
-		cmds := map[string]string{}
-		for _, c := range tr.ToolCalls {
-			if c.Command != "" {
-				cmds[c.ID] = c.Command
-			}
-		}
-		others := map[string][2]int{}
-		var order []string
-		for _, r := range tr.ToolResults {
-			if c, ok := cmds[r.ID]; ok {
-				fmt.Fprintf(w, "  %s $ %s%s\n", mark(r.Success), head(c, 100), lastLine(r.Output))
-				continue
-			}
-			n := r.Name
-			if n == "" {
-				n = "?"
-			}
-			if _, seen := others[n]; !seen {
-				order = append(order, n)
-			}
-			v := others[n]
-			if r.Success {
-				v[0]++
-			} else {
-				v[1]++
-			}
-			others[n] = v
-		}
-		if len(order) > 0 {
-			var parts []string
-			for _, n := range order {
-				s := n
-				if v := others[n]; v[1] > 0 {
-					s += fmt.Sprintf(" %d✓ %d✗", v[0], v[1])
-				} else {
-					s += fmt.Sprintf(" %d✓", v[0])
-				}
-				parts = append(parts, s)
-			}
-			fmt.Fprintf(w, "  tools: %s\n", strings.Join(parts, ", "))
-		}
+		digestTools(tr, w)
 		if g := anchors.GitMilestones(tr); len(g) > 0 {
 			fmt.Fprintf(w, "  git: %s\n", strings.Join(g, ", "))
 		}
@@ -92,6 +52,54 @@ func digest(t *transcript.Transcript, turns []transcript.Turn, only int, w io.Wr
 		}
 	}
 	return nil
+}
+
+// digestTools prints a turn's commands, one line each with ✓/✗ and the
+// output's last line, then one line counting the other tools' results
+// by tool, in order of first use.
+func digestTools(tr *transcript.Turn, w io.Writer) {
+	cmds := map[string]string{}
+	for _, c := range tr.ToolCalls {
+		if c.Command != "" {
+			cmds[c.ID] = c.Command
+		}
+	}
+	others := map[string][2]int{}
+	var order []string
+	for _, r := range tr.ToolResults {
+		if c, ok := cmds[r.ID]; ok {
+			fmt.Fprintf(w, "  %s $ %s%s\n", mark(r.Success), head(c, 100), lastLine(r.Output))
+			continue
+		}
+		n := r.Name
+		if n == "" {
+			n = "?"
+		}
+		if _, seen := others[n]; !seen {
+			order = append(order, n)
+		}
+		v := others[n]
+		if r.Success {
+			v[0]++
+		} else {
+			v[1]++
+		}
+		others[n] = v
+	}
+	if len(order) == 0 {
+		return
+	}
+	var parts []string
+	for _, n := range order {
+		s := n
+		if v := others[n]; v[1] > 0 {
+			s += fmt.Sprintf(" %d✓ %d✗", v[0], v[1])
+		} else {
+			s += fmt.Sprintf(" %d✓", v[0])
+		}
+		parts = append(parts, s)
+	}
+	fmt.Fprintf(w, "  tools: %s\n", strings.Join(parts, ", "))
 }
 
 func orDash(s string) string {

@@ -35,50 +35,64 @@ func newGateCommand() *cli.Command {
 			&cli.StringFlag{Name: "tolerances", Usage: "tolerances file (YAML)"},
 			&cli.StringSliceFlag{Name: "tolerance", Aliases: []string{"t"}, Usage: "override one tolerance, `FIGURE=VALUE` or STRATEGY.FIGURE=VALUE (a number, or off); repeatable"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.String("baseline") == "" {
-				return usageErr("gate: --baseline FILE is required (the committed one is results/baseline.json)")
-			}
-			if c.NArg() > 0 {
-				return usageErr("gate takes no arguments (got %s); use --baseline and --current", strings.Join(c.Args().Slice(), " "))
-			}
-			tol := report.DefaultTolerances()
-			if path := c.String("tolerances"); path != "" {
-				data, err := os.ReadFile(path)
-				if err != nil {
-					return usageErr("--tolerances: %v", err)
-				}
-				if tol, err = report.ParseTolerances(data, path); err != nil {
-					return usageErr("--tolerances: %v", err)
-				}
-			}
-			for _, kv := range c.StringSlice("tolerance") {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok {
-					return usageErr("--tolerance %s: want FIGURE=VALUE", kv)
-				}
-				if err := tol.Set(strings.TrimSpace(k), v); err != nil {
-					return usageErr("--tolerance: %v", err)
-				}
-			}
-			base, err := readSummary(c.String("baseline"))
-			if err != nil {
-				return err
-			}
-			cur, err := readSummary(c.String("current"))
-			if err != nil {
-				return err
-			}
-			g := report.Gate(base, cur, tol)
-			if err := report.WriteGateMarkdown(c.App.Writer, g, c.String("baseline"), c.String("current"), base, cur); err != nil {
-				return err
-			}
-			if n := g.Failures(); n > 0 {
-				return failErr("gate: %d of %d figures regressed", n, len(g.Checks))
-			}
-			return nil
-		},
+		Action: gateAction,
 	}
+}
+
+// gateAction reads the tolerances and both summaries, prints the gate's
+// table and fails when a figure regressed.
+func gateAction(c *cli.Context) error {
+	if c.String("baseline") == "" {
+		return usageErr("gate: --baseline FILE is required (the committed one is results/baseline.json)")
+	}
+	if c.NArg() > 0 {
+		return usageErr("gate takes no arguments (got %s); use --baseline and --current", strings.Join(c.Args().Slice(), " "))
+	}
+	tol, err := gateTolerances(c.String("tolerances"), c.StringSlice("tolerance"))
+	if err != nil {
+		return err
+	}
+	base, err := readSummary(c.String("baseline"))
+	if err != nil {
+		return err
+	}
+	cur, err := readSummary(c.String("current"))
+	if err != nil {
+		return err
+	}
+	g := report.Gate(base, cur, tol)
+	if err := report.WriteGateMarkdown(c.App.Writer, g, c.String("baseline"), c.String("current"), base, cur); err != nil {
+		return err
+	}
+	if n := g.Failures(); n > 0 {
+		return failErr("gate: %d of %d figures regressed", n, len(g.Checks))
+	}
+	return nil
+}
+
+// gateTolerances are the default tolerances, then those of the
+// --tolerances file (when path is not ""), then each --tolerance KEY=VALUE.
+func gateTolerances(path string, overrides []string) (*report.Tolerances, error) {
+	tol := report.DefaultTolerances()
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, usageErr("--tolerances: %v", err)
+		}
+		if tol, err = report.ParseTolerances(data, path); err != nil {
+			return nil, usageErr("--tolerances: %v", err)
+		}
+	}
+	for _, kv := range overrides {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, usageErr("--tolerance %s: want FIGURE=VALUE", kv)
+		}
+		if err := tol.Set(strings.TrimSpace(k), v); err != nil {
+			return nil, usageErr("--tolerance: %v", err)
+		}
+	}
+	return tol, nil
 }
 
 func readSummary(path string) (*report.Summary, error) {

@@ -171,6 +171,18 @@ func genCommand(ctx context.Context, opts genOptions, stderr io.Writer) error {
 	if err := loader.Ordered(ctx, n, opts.Jobs, work, emit); err != nil && !errors.Is(err, errEnough) {
 		return err
 	}
+	if err := writeLabels(filepath.Join(opts.Out, "labels.jsonl"), labels); err != nil {
+		return err
+	}
+	if !opts.Quiet {
+		sum.print(stderr, opts.Out, time.Since(start))
+	}
+	return nil
+}
+
+// writeLabels writes the generated sessions' gold labels, one JSON line
+// each, in session order.
+func writeLabels(path string, labels []gen.Label) error {
 	var lb bytes.Buffer
 	enc := json.NewEncoder(&lb)
 	enc.SetEscapeHTML(false)
@@ -179,13 +191,7 @@ func genCommand(ctx context.Context, opts genOptions, stderr io.Writer) error {
 			return err
 		}
 	}
-	if err := writeFileAtomic(filepath.Join(opts.Out, "labels.jsonl"), lb.Bytes()); err != nil {
-		return err
-	}
-	if !opts.Quiet {
-		sum.print(stderr, opts.Out, time.Since(start))
-	}
-	return nil
+	return writeFileAtomic(path, lb.Bytes())
 }
 
 // prepareOut creates the output directory; a non-empty one needs --force.

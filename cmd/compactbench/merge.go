@@ -249,25 +249,69 @@ func (r *shardReader) close() {
 	r.f.Close()
 }
 
-// mergeCommand is the whole merge command.
+// mergeCommand is the whole merge command: open and check the shards,
+// write their entries in input order, print the summary.
 func mergeCommand(dirs []string, out string, formats outputFormats, quiet bool, stdout, stderr io.Writer) error {
 	if len(dirs) == 0 {
 		return usageErr("merge: no shard directories (try: compactbench merge out/shard-*/ -o results/latest)")
 	}
-	var shards []*shardReader
+	shards, err := openShards(dirs)
 	defer func() {
 		for _, s := range shards {
 			s.close()
 		}
 	}()
+	if err != nil {
+		return err
+	}
+	if err := sameRun(dirs, shards); err != nil {
+		return err
+	}
+	first := &shards[0].head
+	sets, err := shardSets(first)
+	if err != nil {
+		return err
+	}
+	w, err := report.NewWriter(report.Options{Dir: out, Formats: formats.Files, Meta: first.Meta,
+		Settings: first.Settings, ReportTranscript: first.ReportTranscript})
+	if err != nil {
+		return err
+	}
+	files, err := mergeEntries(w, shards, sets)
+	if err != nil {
+		w.Abort()
+		return err
+	}
+	sum, err := w.Close()
+	if err != nil || quiet {
+		return err
+	}
+	if formats.Table {
+		if err := terminalTables(stdout, sum, false); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stderr, "merged %d shards (%d files): %d transcripts, %d problems; outputs in %s\n",
+		len(shards), files, sum.Corpus.Transcripts, sum.Corpus.Problems, out)
+	return nil
+}
+
+// openShards opens the shard file of every directory; on an error it
+// returns the shards opened so far, for the caller to close.
+func openShards(dirs []string) ([]*shardReader, error) {
+	var shards []*shardReader
 	for _, d := range dirs {
 		s, err := openShard(d)
 		if err != nil {
-			return err
+			return shards, err
 		}
 		shards = append(shards, s)
 	}
-	// Every shard of one run, each once.
+	return shards, nil
+}
+
+// sameRun requires every shard of one run, each once.
+func sameRun(dirs []string, shards []*shardReader) error {
 	first := &shards[0].head
 	seen := map[int]string{}
 	for i, s := range shards {
@@ -291,34 +335,37 @@ func mergeCommand(dirs []string, out string, formats outputFormats, quiet bool, 
 	if len(missing) > 0 {
 		return usageErr("merge: shards missing: %s", strings.Join(missing, ", "))
 	}
+	return nil
+}
+
+// shardSets parses the rule sets a shard header carries, by name.
+func shardSets(h *shardHeader) (map[string]*anchors.RuleSet, error) {
 	sets := map[string]*anchors.RuleSet{}
-	for _, rs := range first.RuleSets {
+	for _, rs := range h.RuleSets {
 		set, err := anchors.Parse(rs.Source, rs.Origin)
 		if err != nil {
-			return fmt.Errorf("merge: rule set %s: %w", rs.Name, err)
+			return nil, fmt.Errorf("merge: rule set %s: %w", rs.Name, err)
 		}
 		sets[rs.Name] = set
 	}
-	w, err := report.NewWriter(report.Options{Dir: out, Formats: formats.Files, Meta: first.Meta,
-		Settings: first.Settings, ReportTranscript: first.ReportTranscript})
-	if err != nil {
-		return err
-	}
-	fail := func(err error) error {
-		w.Abort()
-		return err
-	}
+	return sets, nil
+}
+
+// mergeEntries writes the run's label problems, then every shard's entries
+// in input order (the smallest next index of any shard), and checks that
+// the shards held every file of the run; it returns the number of files.
+func mergeEntries(w *report.Writer, shards []*shardReader, sets map[string]*anchors.RuleSet) (int, error) {
+	first := &shards[0].head
 	if len(first.LabelProblems) > 0 {
 		if err := w.AddProblems(first.LabelProblems); err != nil {
-			return fail(err)
+			return 0, err
 		}
 	}
 	for _, s := range shards {
 		if err := s.advance(sets); err != nil {
-			return fail(err)
+			return 0, err
 		}
 	}
-	// The entries in input order: the smallest next index of any shard.
 	files := 0
 	for {
 		var low *shardReader
@@ -331,29 +378,15 @@ func mergeCommand(dirs []string, out string, formats outputFormats, quiet bool, 
 			break
 		}
 		if err := w.AddFile(low.next.Results); err != nil {
-			return fail(err)
+			return files, err
 		}
 		files++
 		if err := low.advance(sets); err != nil {
-			return fail(err)
+			return files, err
 		}
 	}
 	if files != first.Files {
-		return fail(fmt.Errorf("merge: the shards hold %d of the run's %d files", files, first.Files))
+		return files, fmt.Errorf("merge: the shards hold %d of the run's %d files", files, first.Files)
 	}
-	sum, err := w.Close()
-	if err != nil {
-		return err
-	}
-	if quiet {
-		return nil
-	}
-	if formats.Table {
-		if err := terminalTables(stdout, sum, false); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(stderr, "merged %d shards (%d files): %d transcripts, %d problems; outputs in %s\n",
-		len(shards), files, sum.Corpus.Transcripts, sum.Corpus.Problems, out)
-	return nil
+	return files, nil
 }

@@ -9,6 +9,10 @@ import (
 	"github.com/compactbench/compactbench/internal/figures"
 )
 
+// The tune table's strategy figure columns (TuneFigures) are generated
+// from the figure registry.
+//go:generate go run ./gentune
+
 // NewSummary starts an aggregate without files (tune keeps one per
 // setting); Add and Finish are what the Writer does with it.
 func NewSummary(m Meta) *Summary {
@@ -38,23 +42,19 @@ type TuneRow struct {
 	Strategy string `parquet:"strategy" json:"strategy"`
 	RuleSet  string `parquet:"rule_set" json:"rule_set"`
 	// Threshold is the rule set's confidence threshold in this setting.
-	Threshold         *float64 `parquet:"threshold,optional" json:"threshold"`
-	Compactions       int64    `parquet:"compactions" json:"compactions"`
-	Overflows         int64    `parquet:"overflows" json:"overflows"`
-	InvalidContexts   int64    `parquet:"invalid_contexts" json:"invalid_contexts"`
-	MedianCompression *float64 `parquet:"median_compression,optional" json:"median_compression"`
-	NeedRecall        *float64 `parquet:"need_recall,optional" json:"need_recall"`
-	CostRatio         *float64 `parquet:"cost_ratio,optional" json:"cost_ratio"`
-	// SyntheticAnchorRate is the share of the strategy's anchored events
-	// that used the synthetic fallback; SetSyntheticRate the share of
-	// transcripts the rule set gave the fallback.
-	SyntheticAnchorRate *float64 `parquet:"synthetic_anchor_rate,optional" json:"synthetic_anchor_rate"`
-	SetSyntheticRate    *float64 `parquet:"set_synthetic_rate,optional" json:"set_synthetic_rate"`
-	Anchors             *int64   `parquet:"anchors,optional" json:"anchors"`
-	Labels              string   `parquet:"labels" json:"labels"`
-	Precision           *float64 `parquet:"precision,optional" json:"precision"`
-	Recall              *float64 `parquet:"recall,optional" json:"recall"`
-	F1                  *float64 `parquet:"f1,optional" json:"f1"`
+	Threshold *float64 `parquet:"threshold,optional" json:"threshold"`
+	// TuneFigures are the strategy's figures, generated from the figure
+	// registry (tunefigures.go): compactions, overflows, median
+	// compression, need recall and the others with a tune column.
+	TuneFigures
+	// SetSyntheticRate is the share of transcripts the rule set gave the
+	// synthetic fallback.
+	SetSyntheticRate *float64 `parquet:"set_synthetic_rate,optional" json:"set_synthetic_rate"`
+	Anchors          *int64   `parquet:"anchors,optional" json:"anchors"`
+	Labels           string   `parquet:"labels" json:"labels"`
+	Precision        *float64 `parquet:"precision,optional" json:"precision"`
+	Recall           *float64 `parquet:"recall,optional" json:"recall"`
+	F1               *float64 `parquet:"f1,optional" json:"f1"`
 	// Pareto marks the settings no other setting of the same strategy (or
 	// rule set) beats on F1, median compression and need recall together.
 	Pareto bool `parquet:"pareto" json:"pareto"`
@@ -74,10 +74,8 @@ func TuneRows(setting int, params func(strategy, ruleSet string) string, s *Summ
 		if st == nil {
 			continue
 		}
-		r := TuneRow{Setting: int64(setting), Params: params(spec.ID, rulesOf[spec.ID]), Strategy: spec.ID, Compactions: st.Count(figures.Compactions),
-			Overflows: st.Count(figures.Overflows), InvalidContexts: st.Count(figures.OrphanResults) + st.Count(figures.DanglingCalls),
-			MedianCompression: st.Value(figures.MedianCompression), NeedRecall: st.Value(figures.NeedRecall), CostRatio: st.Value(figures.CostRatio),
-			SyntheticAnchorRate: st.Value(figures.SyntheticAnchorRate)}
+		r := TuneRow{Setting: int64(setting), Params: params(spec.ID, rulesOf[spec.ID]), Strategy: spec.ID}
+		r.fill(st)
 		if name := rulesOf[spec.ID]; name != "" {
 			used[name] = true
 			if rs := RuleSet(s, name); rs != nil {
@@ -137,7 +135,7 @@ func MarkPareto(rows []TuneRow) {
 		out := make([]float64, len(objs))
 		for k := range objs {
 			out[k] = -1e308
-			if p := r.figure(objs[k].Tune); p != nil {
+			if p := r.Value(objs[k].Tune.Column); p != nil {
 				out[k] = *p
 				if objs[k].Better == figures.Lower {
 					out[k] = -*p
@@ -169,26 +167,33 @@ func dominates(b, a []float64) bool {
 	return geq && gt
 }
 
-// tuneColumns maps a tune column (its json name) to its field.
-var tuneColumns = func() map[string]int {
-	m := map[string]int{}
-	t := reflect.TypeFor[TuneRow]()
-	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		m[name] = i
+// tuneColumns maps a tune column (its json name) to its field's index
+// path (the generated figures are an embedded struct).
+var tuneColumns = func() map[string][]int {
+	m := map[string][]int{}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[TuneRow]()) {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && !f.Anonymous {
+			m[name] = f.Index
+		}
 	}
 	return m
 }()
 
-// figure is the row's value of a *float64 tune column (nil: undefined or
-// no such column).
-func (r *TuneRow) figure(column string) *float64 {
+// Value is the row's value of a numeric tune column: an integer column as a
+// float, nil when the figure is undefined or there is no such column.
+func (r *TuneRow) Value(column string) *float64 {
 	i, ok := tuneColumns[column]
 	if !ok {
 		return nil
 	}
-	p, _ := reflect.ValueOf(r).Elem().Field(i).Interface().(*float64)
-	return p
+	switch p := reflect.ValueOf(r).Elem().FieldByIndex(i).Interface().(type) {
+	case *float64:
+		return p
+	case int64:
+		v := float64(p)
+		return &v
+	}
+	return nil
 }
 
 // DedupTune keeps the first row of each strategy (or rule set) and

@@ -13,7 +13,7 @@ import (
 // better on one; groups do not compete; a missing figure is the worst.
 func TestMarkPareto(t *testing.T) {
 	row := func(strategy string, f1, comp, need *float64) TuneRow {
-		return TuneRow{Strategy: strategy, F1: f1, MedianCompression: comp, NeedRecall: need}
+		return TuneRow{Strategy: strategy, F1: f1, TuneFigures: TuneFigures{MedianCompression: comp, NeedRecall: need}}
 	}
 	rows := []TuneRow{
 		row("codelet", fp(0.5), fp(0.9), fp(0.3)), // 0: front (best compression)

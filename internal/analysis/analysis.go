@@ -20,17 +20,19 @@ import (
 // Config is everything that shapes an analysis. Its canonical JSON form is
 // hashed into summary.json, so two runs with equal configs are comparable.
 type Config struct {
-	// RulerNames are the rulers measured in the calls table (tokens.Names
-	// order); empty means tokens.DefaultNames().
-	RulerNames []string `json:"rulers,omitempty"`
-	// Ruler is the metric ruler (default calibrated).
-	Ruler string `json:"ruler,omitempty"`
-	// Calibration replaces the calibrated ruler's shipped factors (per
-	// tokenizer generation; missing generations are derived).
+	// RulerNames, Ruler, Calibration and Overhead are the ruler flags as
+	// resolved (the measured rulers in tokens.Names order, the metric
+	// ruler, the calibration factors, "first" or "segments"). They are
+	// hashed and shown in reports; the analysis counts with Rulers, the
+	// same choices as values.
+	RulerNames  []string          `json:"rulers,omitempty"`
+	Ruler       string            `json:"ruler,omitempty"`
 	Calibration *tokens.FactorSet `json:"calibration,omitempty"`
-	// Overhead is how the calls table anchors the fixed overhead:
-	// "segments" (default) or "first" (tokens.Anchoring).
-	Overhead string `json:"overhead,omitempty"`
+	Overhead    string            `json:"overhead,omitempty"`
+	// Rulers are the run's rulers resolved per tokenizer generation on
+	// Models (internal/plan builds them from the fields above); nil is
+	// tokens.DefaultRulerSet(), right only with the shipped model table.
+	Rulers *tokens.RulerSet `json:"-"`
 	// Anchors configures anchor detection and scoring; nil skips it.
 	Anchors *AnchorConfig `json:"anchors,omitempty"`
 	// Models is the model table (windows, tokenizer generations, prices,
@@ -43,6 +45,10 @@ type Config struct {
 	// a replay looks a strategy's rule set up here (then in Anchors.Sets).
 	// Not hashed: the names are, in Compaction.
 	RuleSets map[string]*anchors.RuleSet `json:"-"`
+	// Strategies are the strategies Compaction enables, resolved by the
+	// caller (internal/plan, ResolveStrategies); nil resolves them from
+	// Compaction for each transcript. Not hashed: Compaction is.
+	Strategies []Strategy `json:"-"`
 	// Summarizer writes the strategies' summaries (nil: the extractive
 	// summaries); SummarizerID says what shapes its answers (provider,
 	// model, prompts) and is hashed with the rest ("" for extractive, so
@@ -179,7 +185,8 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 	}}
 	win, src := cfg.Models.WindowOf(t, cfg.compaction().Window)
 	r.Transcript.Window, r.Transcript.WindowSource = int64(win), src
-	r.Transcript.Tokenizer = cfg.Generation(t)
+	gr := cfg.rulers().ForModel(t.Model)
+	r.Transcript.Tokenizer = gr.Name
 	r.IgnoredByType = s.IgnoredByType
 	for _, p := range t.Problems {
 		r.Problems = append(r.Problems, ProblemRow{Path: t.Path, TranscriptID: t.ID, Line: int64(p.Line), Reason: p.Reason})
@@ -187,13 +194,11 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 	if cfg.cancelled() {
 		return r
 	}
-	r.Calls, r.Boundaries = callRows(t, cfg)
+	r.Calls, r.Boundaries = callRows(t, cfg, gr)
 	if len(r.Calls) > 0 {
-		if mode, err := cfg.Anchoring(); err == nil {
-			smp := tokens.Collect(t, mode, cfg.Models)
-			r.Sample = &smp
-			r.Classes = tokens.SampleClasses(&smp, cfg.factors(smp.Gen))
-		}
+		smp := tokens.Collect(t, cfg.rulers().Overhead(), cfg.Models)
+		r.Sample = &smp
+		r.Classes = tokens.SampleClasses(&smp, gr.Factors)
 	}
 	for i := range r.Calls {
 		if r.Calls[i].Drop {
@@ -203,7 +208,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 	if cfg.cancelled() {
 		return r
 	}
-	r.Runs, r.Events, r.Summaries, r.Series = replayRows(t, cfg)
+	r.Runs, r.Events, r.Summaries, r.Series = replayRows(t, cfg, gr)
 	var recorded []*float64
 	for i := range r.Events {
 		if e := &r.Events[i]; e.Strategy == "recorded" && e.Action == "recorded" {

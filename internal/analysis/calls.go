@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/compactbench/compactbench/internal/tokens"
@@ -48,9 +47,19 @@ type CallRow struct {
 	ErrCalibrated *float64 `parquet:"err_calibrated,optional" json:"err_calibrated"`
 }
 
-// Slots returns the est and err fields of a ruler.
+// Slots returns the est and err fields of a ruler, by name (nil, nil for
+// a name outside the registry).
 func (r *CallRow) Slots(ruler string) (**int64, **float64) {
-	return rulerSlots(ruler, &r.EstChars4, &r.ErrChars4, &r.EstChars4Msg, &r.ErrChars4Msg, &r.EstO200k, &r.ErrO200k,
+	id, err := tokens.ParseRuler(ruler)
+	if err != nil {
+		return nil, nil
+	}
+	return r.slots(id)
+}
+
+// slots returns the est and err fields of a ruler.
+func (r *CallRow) slots(id tokens.RulerID) (**int64, **float64) {
+	return rulerSlots(id, &r.EstChars4, &r.ErrChars4, &r.EstChars4Msg, &r.ErrChars4Msg, &r.EstO200k, &r.ErrO200k,
 		&r.EstCl100k, &r.ErrCl100k, &r.EstCalibrated, &r.ErrCalibrated)
 }
 
@@ -91,108 +100,53 @@ type BoundaryRow struct {
 	ErrCalibrated *float64 `parquet:"err_calibrated,optional" json:"err_calibrated"`
 }
 
-// Slots returns the est and err fields of a ruler.
+// Slots returns the est and err fields of a ruler, by name (nil, nil for
+// a name outside the registry).
 func (r *BoundaryRow) Slots(ruler string) (**int64, **float64) {
-	return rulerSlots(ruler, &r.EstChars4, &r.ErrChars4, &r.EstChars4Msg, &r.ErrChars4Msg, &r.EstO200k, &r.ErrO200k,
+	id, err := tokens.ParseRuler(ruler)
+	if err != nil {
+		return nil, nil
+	}
+	return r.slots(id)
+}
+
+// slots returns the est and err fields of a ruler.
+func (r *BoundaryRow) slots(id tokens.RulerID) (**int64, **float64) {
+	return rulerSlots(id, &r.EstChars4, &r.ErrChars4, &r.EstChars4Msg, &r.ErrChars4Msg, &r.EstO200k, &r.ErrO200k,
 		&r.EstCl100k, &r.ErrCl100k, &r.EstCalibrated, &r.ErrCalibrated)
 }
 
-func rulerSlots(ruler string, e1 **int64, r1 **float64, e2 **int64, r2 **float64, e3 **int64, r3 **float64,
+// rulerSlots picks a ruler's pair of columns.
+func rulerSlots(id tokens.RulerID, e1 **int64, r1 **float64, e2 **int64, r2 **float64, e3 **int64, r3 **float64,
 	e4 **int64, r4 **float64, e5 **int64, r5 **float64) (**int64, **float64) {
-	switch ruler {
-	case tokens.Chars4:
+	switch id {
+	case tokens.RulerChars4:
 		return e1, r1
-	case tokens.Chars4Msg:
+	case tokens.RulerChars4Msg:
 		return e2, r2
-	case tokens.O200k:
+	case tokens.RulerO200k:
 		return e3, r3
-	case tokens.Cl100k:
+	case tokens.RulerCl100k:
 		return e4, r4
-	case tokens.Calibrated:
+	case tokens.RulerCalibrated:
 		return e5, r5
 	}
 	return nil, nil
 }
 
-// Rulers builds the rulers the config measures, in tokens.Names() order:
-// the default set when none is named, the calibrated one with the config's
-// (or the shipped) factors of tokenizer generation gen.
-func (c *Config) Rulers(gen string) ([]*tokens.Ruler, error) {
-	names := c.RulerNames
-	if len(names) == 0 {
-		names = tokens.DefaultNames()
+// rulers are the config's resolved rulers (the default set when none).
+func (c *Config) rulers() *tokens.RulerSet {
+	if c.Rulers == nil {
+		return tokens.DefaultRulerSet()
 	}
-	out := make([]*tokens.Ruler, 0, len(names))
-	for _, n := range names {
-		r, err := c.ruler(n, gen)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return c.Rulers
 }
 
-// MetricRuler is the ruler the run's metrics count with (default
-// calibrated, with the config's factors of generation gen).
-func (c *Config) MetricRuler(gen string) (*tokens.Ruler, error) {
-	name := c.Ruler
-	if name == "" {
-		name = tokens.Calibrated
-	}
-	return c.ruler(name, gen)
-}
-
-// ruler builds a registered ruler; the calibrated one with the factors of
-// generation gen from the config's set (the shipped set when it has none).
-func (c *Config) ruler(name, gen string) (*tokens.Ruler, error) {
-	if name == tokens.Calibrated {
-		return tokens.NewCalibrated(c.factors(gen)), nil
-	}
-	return tokens.ByName(name)
-}
-
-// factors are the calibrated ruler's factors of generation gen from the
-// config's set (the shipped set when it has none).
-func (c *Config) factors(gen string) *tokens.Factors {
-	set := c.Calibration
-	if set == nil {
-		set = tokens.DefaultFactorSet()
-	}
-	f, _ := set.For(gen, c.Models)
-	return f
-}
-
-// Generation is the tokenizer generation of a transcript's model.
-func (c *Config) Generation(t *transcript.Transcript) string {
-	return c.Models.Lookup(t.Model).Tokenizer
-}
-
-// Anchoring is the config's anchor mode (default segments).
-func (c *Config) Anchoring() (tokens.Anchoring, error) {
-	if c.Overhead == "" {
-		return tokens.AnchorSegments, nil
-	}
-	a, ok := tokens.ParseAnchoring(c.Overhead)
-	if !ok {
-		return a, fmt.Errorf("overhead: want first or segments, got %q", c.Overhead)
-	}
-	return a, nil
-}
-
-// callRows measures the config's rulers on t's recorded calls and
-// compactions. A config that cannot build its rulers yields no rows; the
-// command validates the config before any analysis.
-func callRows(t *transcript.Transcript, cfg *Config) ([]CallRow, []BoundaryRow) {
-	rulers, err := cfg.Rulers(cfg.Generation(t))
-	if err != nil {
-		return nil, nil
-	}
-	mode, err := cfg.Anchoring()
-	if err != nil {
-		return nil, nil
-	}
-	est := tokens.EstimateCalls(t, rulers, mode, cfg.Models)
+// callRows measures the rulers of t's generation on t's recorded calls
+// and compactions.
+func callRows(t *transcript.Transcript, cfg *Config, gr *tokens.GenRulers) ([]CallRow, []BoundaryRow) {
+	rulers := gr.Measured
+	est := tokens.EstimateCalls(t, rulers, cfg.rulers().Overhead(), cfg.Models)
 	calls, index := unmeasuredRows(t, cfg)
 	for i := range est.Calls {
 		c := &est.Calls[i]
@@ -200,7 +154,7 @@ func callRows(t *transcript.Transcript, cfg *Config) ([]CallRow, []BoundaryRow) 
 		rc := c.Real
 		row.RealContext, row.Anchor, row.Drop, row.Complete = &rc, c.Anchor, c.Drop, c.Complete
 		for r, ru := range rulers {
-			e, errp := row.Slots(ru.Name())
+			e, errp := row.slots(ru.ID())
 			v := c.Est[r]
 			*e = &v
 			if !c.Anchor {
@@ -221,7 +175,7 @@ func callRows(t *transcript.Transcript, cfg *Config) ([]CallRow, []BoundaryRow) 
 		}
 		if b.Est != nil {
 			for r, ru := range rulers {
-				e, errp := row.Slots(ru.Name())
+				e, errp := row.slots(ru.ID())
 				v := b.Est[r]
 				*e = &v
 				if c.PreTokens > 0 {

@@ -31,8 +31,8 @@ func BenchmarkAnalyzeRulers(b *testing.B) {
 	ts := loadRealCorpus(b)
 	for _, set := range []string{"chars4", "chars4,chars4msg", "default", "calibrated"} {
 		b.Run(set, func(b *testing.B) {
-			names, _ := tokens.ParseNames(set)
-			cfg := &Config{RulerNames: names}
+			ids, _ := tokens.ParseIDs(set)
+			cfg := &Config{Rulers: rulerSet(b, tokens.RulerSpec{Measured: ids, Metric: tokens.RulerCalibrated, Overhead: tokens.AnchorSegments})}
 			for i := 0; i < b.N; i++ {
 				for _, t := range ts {
 					for m := range t.Messages {

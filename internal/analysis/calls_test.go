@@ -7,34 +7,36 @@ import (
 	"github.com/compactbench/compactbench/internal/transcript"
 )
 
+// rulerSet resolves a ruler spec for a test.
+func rulerSet(t testing.TB, spec tokens.RulerSpec) *tokens.RulerSet {
+	t.Helper()
+	s, err := tokens.NewRulerSet(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func TestConfigRulers(t *testing.T) {
 	var zero Config
-	rs, err := zero.Rulers(tokens.GenClaude3)
-	if err != nil || len(rs) != len(tokens.DefaultNames()) {
-		t.Fatalf("zero config rulers: %v %v", rs, err)
+	rs := zero.rulers()
+	if gr := rs.ForModel("claude-sonnet-4-5"); len(gr.Measured) != len(tokens.DefaultNames()) || gr.Metric.Name() != tokens.Calibrated {
+		t.Fatalf("zero config rulers: %v metric %v", gr.Measured, gr.Metric)
 	}
-	if m, err := zero.MetricRuler(tokens.GenClaude3); err != nil || m.Name() != tokens.Calibrated {
-		t.Errorf("zero config metric ruler: %v %v", m, err)
-	}
-	if a, err := zero.Anchoring(); err != nil || a != tokens.AnchorSegments {
-		t.Errorf("zero config anchoring: %v %v", a, err)
+	if a := rs.Overhead(); a != tokens.AnchorSegments {
+		t.Errorf("zero config anchoring: %v", a)
 	}
 	f := &tokens.Factors{Prose: 1}
-	c := Config{RulerNames: []string{tokens.Calibrated}, Calibration: &tokens.FactorSet{Generations: map[string]*tokens.Factors{tokens.GenClaude3: f}}, Overhead: "first"}
+	c := Config{Rulers: rulerSet(t, tokens.RulerSpec{Measured: []tokens.RulerID{tokens.RulerCalibrated}, Metric: tokens.RulerCalibrated,
+		Calibration: &tokens.FactorSet{Generations: map[string]*tokens.Factors{tokens.GenClaude3: f}}})}
 	b := transcript.Block{Kind: transcript.BlockText, Text: "abcd"}
 	// Each generation counts with its own factors; one the file lacks
 	// derives from the reference generation's (claude-4.7: × 1.46).
-	for gen, want := range map[string]int{tokens.GenClaude3: 4, tokens.GenClaude47: 6} {
-		rs, _ = c.Rulers(gen)
-		if got := rs[0].Uncached().Block(&b); got != want {
-			t.Errorf("%s: calibration not applied: %d, want %d", gen, got, want)
+	for model, want := range map[string]int{"claude-sonnet-4-5": 4, "claude-opus-4-7": 6} {
+		gr := c.rulers().ForModel(model)
+		if got := gr.Measured[0].Uncached().Block(&b); got != want {
+			t.Errorf("%s (%s): calibration not applied: %d, want %d", model, gr.Name, got, want)
 		}
-	}
-	if _, err := (&Config{RulerNames: []string{"x"}}).Rulers(""); err == nil {
-		t.Error("unknown ruler accepted")
-	}
-	if _, err := (&Config{Overhead: "x"}).Anchoring(); err == nil {
-		t.Error("unknown anchoring accepted")
 	}
 }
 
@@ -46,7 +48,8 @@ func TestAnalyzeCallRows(t *testing.T) {
 		{Role: transcript.RoleUser, Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: "abcd"}}},
 		{Role: transcript.RoleAssistant, ID: "m2", Model: "x", Line: 4, Usage: &transcript.Usage{Input: 50, CacheRead: 60}},
 	}, Compactions: []transcript.Compaction{{Kind: transcript.CompactMicro, MessageIndex: 4, PreTokens: 110}}}
-	r := Analyze(tr, &Config{RulerNames: []string{tokens.Chars4}})
+	r := Analyze(tr, &Config{RulerNames: []string{tokens.Chars4},
+		Rulers: rulerSet(t, tokens.RulerSpec{Measured: []tokens.RulerID{tokens.RulerChars4}, Metric: tokens.RulerCalibrated, Overhead: tokens.AnchorSegments})})
 	if len(r.Calls) != 2 || len(r.Boundaries) != 1 {
 		t.Fatalf("%d calls, %d boundaries", len(r.Calls), len(r.Boundaries))
 	}
@@ -73,17 +76,17 @@ func TestStrategyRulers(t *testing.T) {
 		{tokens.Calibrated, tokens.Calibrated, tokens.Calibrated},
 		{tokens.Calibrated, tokens.Chars4Msg, tokens.Chars4Msg},
 	} {
-		cfg := &Config{Ruler: tc.metric}
-		metric, err := cfg.MetricRuler(tokens.GenClaude3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := cfg.strategyRulers(metric, tokens.GenClaude3)(tc.asked)
+		metric, _ := tokens.ParseRuler(tc.metric)
+		gr := rulerSet(t, tokens.RulerSpec{Metric: metric}).ForModel("claude-sonnet-4-5")
+		r, err := strategyRulers(gr)(tc.asked)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := r.(*tokens.Ruler).Name(); got != tc.want {
 			t.Errorf("metric %s, asked %s: got %s, want %s", tc.metric, tc.asked, got, tc.want)
 		}
+	}
+	if _, err := strategyRulers(tokens.DefaultRulerSet().Of(0))("yardstick"); err == nil {
+		t.Error("unknown ruler accepted")
 	}
 }

@@ -124,19 +124,15 @@ func replays(t *transcript.Transcript) bool {
 }
 
 // replayRows replays every configured strategy over t.
-func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []SummaryRow, *ContextSeries) {
+func replayRows(t *transcript.Transcript, cfg *Config, gr *tokens.GenRulers) ([]RunRow, []EventRow, []SummaryRow, *ContextSeries) {
 	if !replays(t) {
 		return nil, nil, nil, nil
 	}
-	gen := cfg.Generation(t)
-	metric, err := cfg.MetricRuler(gen)
-	if err != nil {
-		return nil, nil, nil, nil
-	}
+	metric := gr.Metric
 	cc := cfg.compaction()
 	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices, Models: cfg.Models,
 		SummaryPromptTokens: cc.SummaryPromptTokens,
-		Rulers:              cfg.strategyRulers(metric, gen), Summarizer: cfg.Summarizer, Stop: cfg.cancelled}
+		Rulers:              strategyRulers(gr), Summarizer: cfg.Summarizer, Stop: cfg.cancelled}
 	sh := compaction.NewSharedWith(t, cfg.Models)
 	sh.RuleSets = cfg.strategyRuleSets()
 	overhead := compaction.Overhead(sh, metric)
@@ -146,19 +142,20 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []
 	var summaries []SummaryRow
 	series := newSeries(t, sh)
 	var evs []compaction.Event // each replay's events become rows before the next replay reuses the list
-	for _, spec := range cc.Enabled() {
+	for _, st := range cfg.strategies() {
 		if cfg.cancelled() {
 			break
 		}
+		id := st.Spec.ID
 		var run compaction.Run
-		run, evs = compaction.ReplayAppend(sh, spec.ID, spec.New(cc.Params[spec.ID]), opt, overhead, base.CostUSD, evs)
+		run, evs = compaction.ReplayAppend(sh, id, st.Spec.New(st.Params), opt, overhead, base.CostUSD, evs)
 		series.add(&run, evs)
-		runs = append(runs, runRow(t, spec.ID, cc, &run, &base))
+		runs = append(runs, runRow(t, &st, cc.Mode, &run, &base))
 		for i := range evs {
 			e := &evs[i]
-			events = append(events, eventRow(t, spec.ID, e))
+			events = append(events, eventRow(t, id, e))
 			if src := e.Summary.Source; src != "" && src != compaction.SourceExtractive {
-				summaries = append(summaries, summaryRow(t, spec.ID, e))
+				summaries = append(summaries, summaryRow(t, id, e))
 			}
 		}
 	}
@@ -166,9 +163,9 @@ func replayRows(t *transcript.Transcript, cfg *Config) ([]RunRow, []EventRow, []
 }
 
 // runRow is the runs row of one strategy's replay of t.
-func runRow(t *transcript.Transcript, id string, cc *compaction.Config, run, base *compaction.Run) RunRow {
-	return RunRow{Path: t.Path, TranscriptID: t.ID, Strategy: id,
-		RuleSet: compaction.RuleSetOf(cc.Params[id]), Mode: cc.Mode.String(),
+func runRow(t *transcript.Transcript, st *Strategy, mode compaction.Mode, run, base *compaction.Run) RunRow {
+	return RunRow{Path: t.Path, TranscriptID: t.ID, Strategy: st.Spec.ID,
+		RuleSet: st.RuleSet, Mode: mode.String(),
 		Window: int64(run.Window), Calls: int64(run.Calls), Overhead: int64(run.Overhead),
 		Compactions: int64(run.Compactions), Overflows: int64(run.Overflows),
 		PeakContext: int64(run.PeakContext), FinalContext: int64(run.FinalContext), TokensProcessed: run.TokensProcessed,
@@ -229,16 +226,23 @@ type SummaryRow struct {
 }
 
 // compaction is the strategies configuration (defaults when none is set).
-// strategyRulers resolves the rulers strategies name in their parameters:
-// "metric" and the metric's own name are the metric ruler; any other name is
-// built like the run's rulers (calibrated with the config's factors), so a
-// strategy set to count with calibrated does so whatever --ruler says.
-func (c *Config) strategyRulers(metric *tokens.Ruler, gen string) func(string) (compaction.Ruler, error) {
+// strategyRulers gives strategies the rulers their parameters name, from
+// the transcript's generation's resolved rulers: "metric" and the metric's
+// own name are the metric ruler, any other registered name that ruler of
+// the generation (calibrated with the generation's factors), so a strategy
+// set to count with calibrated does so whatever --ruler says. The name is a
+// strategy parameter's value, which compaction.Config validated when the
+// plan was resolved; the replay asks once per strategy and replay.
+func strategyRulers(gr *tokens.GenRulers) func(string) (compaction.Ruler, error) {
 	return func(name string) (compaction.Ruler, error) {
-		if name == "metric" || name == metric.Name() {
-			return metric, nil
+		if name == "metric" {
+			return gr.Metric, nil
 		}
-		return c.ruler(name, gen)
+		id, err := tokens.ParseRuler(name)
+		if err != nil {
+			return nil, err
+		}
+		return gr.Ruler(id), nil
 	}
 }
 

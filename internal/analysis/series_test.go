@@ -72,3 +72,32 @@ func TestSeriesFollowsRunsAndEvents(t *testing.T) {
 		t.Errorf("a compaction call is not replayed, got a series")
 	}
 }
+
+// TestReplaysResolvedStrategies: a replay runs the strategies the config
+// lists, resolved, with their parameters and rule set names as given.
+func TestReplaysResolvedStrategies(t *testing.T) {
+	tr := &transcript.Transcript{ID: "s", Path: "s.jsonl", Kind: transcript.KindSession, Model: "claude-x"}
+	for i := 0; i < 3; i++ {
+		tr.Messages = append(tr.Messages,
+			transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: strings.Repeat("question ", 300)}}},
+			transcript.Message{Role: transcript.RoleAssistant, Usage: &transcript.Usage{Input: int64(1000 * (i + 1))},
+				Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: "answer"}}})
+	}
+	cc := compaction.DefaultConfig()
+	cc.Window = 1000
+	all := ResolveStrategies(cc)
+	if len(all) != len(compaction.Specs()) {
+		t.Fatalf("%d strategies resolved, want every one (%d)", len(all), len(compaction.Specs()))
+	}
+	var mask Strategy
+	for _, s := range all {
+		if s.Spec.ID == "mask" {
+			mask = s
+		}
+	}
+	mask.RuleSet = "as-resolved"
+	r := Analyze(tr, &Config{Compaction: cc, Strategies: []Strategy{mask}})
+	if len(r.Runs) != 1 || r.Runs[0].Strategy != "mask" || r.Runs[0].RuleSet != "as-resolved" {
+		t.Errorf("runs %+v, want one mask run with the resolved rule set name", r.Runs)
+	}
+}

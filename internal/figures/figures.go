@@ -2,8 +2,9 @@
 // figure is defined once (name, unit, per-replay or per-event computation,
 // aggregation, which way is better, caption, and whether the gate compares
 // it and the wide strategy table shows it). summary.json's strategies, the
-// gate's figures, the strategy tables and tune's Pareto objectives derive
-// from it. The package is pure: no I/O.
+// gate's figures, the strategy tables (the terminal's default and wide
+// tables, report.md and report.html) with their legends, and tune's
+// columns and Pareto objectives derive from it. The package is pure: no I/O.
 //
 // Adding a figure is one entry in registry (registry.go) plus its
 // computation and a test; docs/metrics.md must define its name.
@@ -94,7 +95,8 @@ type Figure struct {
 	Agg   Agg
 	// Better is the improving direction (the gate and Pareto fronts use it).
 	Better Better
-	// Caption says what the figure is, in one line (gate help).
+	// Caption says what the figure is, in one line: the gate's help and
+	// every strategy table's legend print it after the column's header.
 	Caption string
 	// Run or Event computes the per-item value of a Sum or Median figure:
 	// ok false when the item has none. Label figures use RunLabel.
@@ -109,14 +111,48 @@ type Figure struct {
 	Hidden bool
 	// Gate, when set, makes the gate compare the figure.
 	Gate *Gate
-	// Tune names the tune table's column that carries the figure, and
-	// Pareto makes it one of the objectives of tune's Pareto fronts.
-	Tune   string
-	Pareto bool
+	// Tune, when set, makes the figure a column of tune's table.
+	Tune *TuneCol
 	// Column is the header of the figure's column in the wide strategy
 	// table ("" for none); Col orders the columns.
 	Column string
 	Col    int
+	// Brief, when set, shows the figure in the terminal's default
+	// strategy table.
+	Brief *Brief
+}
+
+// Brief places a figure in the terminal's default strategy table, which
+// shows the deciding figures within 100 columns: the figures with a Brief,
+// by rank. Its cell is printed short (shares as whole percentages); its
+// legend entry is the header and the figure's caption.
+type Brief struct {
+	// Rank orders the default table's columns.
+	Rank int
+	// Header is the column's short header.
+	Header string
+	// Of, when set, prints the cell as "value/of", a count against the
+	// count (another figure) it is part of.
+	Of string
+	// N, when set, prints the cell as "value (n)", with n the named count
+	// the value is over.
+	N string
+}
+
+// TuneCol makes a figure a column of tune's table (CSV, Parquet and
+// terminal).
+type TuneCol struct {
+	// Column is the CSV and Parquet column name (and the JSON key).
+	Column string
+	// Header is the column's header in the terminal table.
+	Header string
+	// Rank orders the strategy figure columns of tune's table, which are
+	// generated from the registry (internal/aggregate/tunefigures.go); 0
+	// for a column the row's rule set fills (anchor F1).
+	Rank int
+	// Pareto makes the figure one of the objectives of tune's Pareto
+	// fronts.
+	Pareto bool
 }
 
 // Count reports whether the figure is an integer.
@@ -173,11 +209,33 @@ func Gated() []Figure {
 func ParetoObjectives() []Figure {
 	var out []Figure
 	for i := range registry {
-		if registry[i].Pareto {
+		if t := registry[i].Tune; t != nil && t.Pareto {
 			out = append(out, registry[i])
 		}
 	}
 	return out
+}
+
+// TuneColumns returns the strategy figures tune's table carries as
+// generated columns, in rank order.
+func TuneColumns() []Figure {
+	return sorted(func(f *Figure) int {
+		if f.Tune == nil {
+			return 0
+		}
+		return f.Tune.Rank
+	})
+}
+
+// Briefs returns the figures the terminal's default strategy table shows,
+// in rank order.
+func Briefs() []Figure {
+	return sorted(func(f *Figure) int {
+		if f.Brief == nil {
+			return 0
+		}
+		return f.Brief.Rank
+	})
 }
 
 // Columns returns the strategy figures the wide strategy table shows, in

@@ -15,6 +15,7 @@ func fp(v float64) *float64 { return &v }
 // says, names what it refers to, and the ranks that order views are unique.
 func TestRegistryWellFormed(t *testing.T) {
 	gateRanks, cols := map[int]string{}, map[int]string{}
+	tuneRanks, tuneCols, briefs := map[int]string{}, map[string]string{}, map[int]string{}
 	for _, f := range All() {
 		if f.Name == "" || f.Caption == "" || f.Scope == "" {
 			t.Errorf("%q: want a name, scope and caption", f.Name)
@@ -67,12 +68,63 @@ func TestRegistryWellFormed(t *testing.T) {
 			}
 			cols[f.Col] = f.Name
 		}
-		if f.Pareto && (f.Tune == "" || f.Better == Neither) {
-			t.Errorf("%s: a Pareto objective needs a tune column and a direction", f.Name)
+		if f.Tune != nil {
+			checkTune(t, &f, tuneRanks, tuneCols)
 		}
+		if f.Brief != nil {
+			checkBrief(t, &f, briefs)
+		}
+	}
+	if len(Briefs()) == 0 || len(TuneColumns()) == 0 || len(ParetoObjectives()) == 0 {
+		t.Error("the default table, tune's columns and its Pareto objectives need figures")
 	}
 	if _, ok := Lookup("no_such_figure"); ok {
 		t.Error("Lookup found an unregistered name")
+	}
+}
+
+// checkTune: a tune column has a unique name and rank, a header, and only
+// strategy figures computed here are generated columns (rank > 0).
+func checkTune(t *testing.T, f *Figure, ranks map[int]string, cols map[string]string) {
+	t.Helper()
+	c := f.Tune
+	if c.Column == "" || c.Header == "" {
+		t.Errorf("%s: a tune column needs a name and a header", f.Name)
+	}
+	if other, dup := cols[c.Column]; dup {
+		t.Errorf("%s: tune column %q taken by %s", f.Name, c.Column, other)
+	}
+	cols[c.Column] = f.Name
+	if c.Rank > 0 {
+		if other, dup := ranks[c.Rank]; dup {
+			t.Errorf("%s: tune rank %d taken by %s", f.Name, c.Rank, other)
+		}
+		ranks[c.Rank] = f.Name
+	}
+	if (c.Rank > 0) != (f.Scope == Strategy && f.Agg != External && f.Unit != Label) {
+		t.Errorf("%s: tune rank %d: generated columns are the strategy figures computed here", f.Name, c.Rank)
+	}
+	if c.Pareto && f.Better == Neither {
+		t.Errorf("%s: a Pareto objective needs a direction", f.Name)
+	}
+}
+
+// checkBrief: a default-table column has a unique rank, a header, and its
+// Of and N name registered counts.
+func checkBrief(t *testing.T, f *Figure, ranks map[int]string) {
+	t.Helper()
+	b := f.Brief
+	if other, dup := ranks[b.Rank]; dup || b.Rank <= 0 || b.Header == "" {
+		t.Errorf("%s: brief rank %d (also %s), header %q", f.Name, b.Rank, other, b.Header)
+	}
+	ranks[b.Rank] = f.Name
+	for _, n := range []string{b.Of, b.N} {
+		if g, ok := Lookup(n); n != "" && (!ok || g.Unit != Count || g.Scope != Strategy) {
+			t.Errorf("%s: brief names %q, not a strategy count", f.Name, n)
+		}
+	}
+	if f.Scope != Strategy {
+		t.Errorf("%s: only strategy figures have a place in the strategy table", f.Name)
 	}
 }
 

@@ -260,6 +260,17 @@ func WithThresholds(base *analysis.AnchorConfig, thresholds map[string]float64) 
 	return ac, nil
 }
 
+// resolveStrategies resolves the enabled strategies, their parameters and
+// the rule sets they name into cfg, once for the whole run.
+func resolveStrategies(cfg *analysis.Config) error {
+	var err error
+	if cfg.RuleSets, err = StrategyRuleSets(cfg); err != nil {
+		return err
+	}
+	cfg.Strategies = analysis.ResolveStrategies(cfg.Compaction)
+	return nil
+}
+
 // StrategyRuleSets resolves the rule set every enabled strategy names in
 // its `rules` parameter: one of the run's rule sets (--rules) or a
 // built-in. A name that is neither is a usage error naming the --set key,

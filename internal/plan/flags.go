@@ -101,29 +101,55 @@ func InputFormat(name string) error {
 	return nil
 }
 
-// Rulers validates the ruler flags into cfg and reads a calibration file.
-func Rulers(cfg *analysis.Config, rulers, metric, calibration, overhead string) error {
-	if _, err := tokens.ByName(metric); err != nil {
+// Metric resolves the ruler flags, the calibration file and the model
+// table into cfg: their names and values as given (hashed and reported)
+// and the rulers they choose, resolved per tokenizer generation
+// (cfg.Rulers).
+func Metric(cfg *analysis.Config, in MetricInput, rulers, overhead string) error {
+	spec, err := rulerSpec(cfg, in, rulers, overhead)
+	if err != nil {
+		return err
+	}
+	if cfg.Models, err = Models(in.Models); err != nil {
+		return err
+	}
+	spec.Calibration, spec.Models = cfg.Calibration, cfg.Models
+	if cfg.Rulers, err = tokens.NewRulerSet(spec); err != nil {
 		return bad("ruler", "--ruler: %v", err)
+	}
+	return nil
+}
+
+// rulerSpec validates --ruler, --rulers, --overhead and reads
+// --calibration into cfg; it returns the same choices as values.
+func rulerSpec(cfg *analysis.Config, in MetricInput, rulers, overhead string) (tokens.RulerSpec, error) {
+	var spec tokens.RulerSpec
+	var err error
+	if spec.Metric, err = tokens.ParseRuler(in.Ruler); err != nil {
+		return spec, bad("ruler", "--ruler: %v", err)
 	}
 	names, err := tokens.ParseNames(rulers)
 	if err != nil {
-		return bad("rulers", "--rulers: %v", err)
+		return spec, bad("rulers", "--rulers: %v", err)
 	}
-	if _, ok := tokens.ParseAnchoring(overhead); !ok {
-		return bad("overhead", "--overhead: want first or segments, got %q", overhead)
+	if spec.Measured, err = tokens.ParseIDs(rulers); err != nil {
+		return spec, bad("rulers", "--rulers: %v", err)
 	}
-	cfg.RulerNames, cfg.Ruler, cfg.Overhead = names, metric, overhead
-	if calibration != "" {
-		data, err := os.ReadFile(calibration)
+	var ok bool
+	if spec.Overhead, ok = tokens.ParseAnchoring(overhead); !ok {
+		return spec, bad("overhead", "--overhead: want first or segments, got %q", overhead)
+	}
+	cfg.RulerNames, cfg.Ruler, cfg.Overhead = names, in.Ruler, overhead
+	if in.Calibration != "" {
+		data, err := os.ReadFile(in.Calibration)
 		if err != nil {
-			return bad("calibration", "--calibration: %v", err)
+			return spec, bad("calibration", "--calibration: %v", err)
 		}
 		if cfg.Calibration, err = tokens.ParseFactors(data); err != nil {
-			return bad("calibration", "--calibration %s: %v", calibration, err)
+			return spec, bad("calibration", "--calibration %s: %v", in.Calibration, err)
 		}
 	}
-	return nil
+	return spec, nil
 }
 
 // Models reads a model table (--models), or returns nil (the shipped

@@ -187,7 +187,7 @@ func ForRun(in Input) (*Run, error) {
 	if r.Config.Anchors, err = applyThresholds(r.Config.Anchors, thresholds); err != nil {
 		return nil, err
 	}
-	if r.Config.RuleSets, err = StrategyRuleSets(&r.Config); err != nil {
+	if err := resolveStrategies(&r.Config); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -195,13 +195,11 @@ func ForRun(in Input) (*Run, error) {
 
 // metric resolves the rulers, the calibration and the model table.
 func (r *Run) metric(in Input) error {
-	if err := Rulers(&r.Config, in.Rulers, in.Metric.Ruler, in.Metric.Calibration, in.Overhead); err != nil {
+	if err := Metric(&r.Config, in.Metric, in.Rulers, in.Overhead); err != nil {
 		return err
 	}
-	r.Overhead, _ = tokens.ParseAnchoring(in.Overhead)
-	var err error
-	r.Config.Models, err = Models(in.Metric.Models)
-	return err
+	r.Overhead = r.Config.Rulers.Overhead()
+	return nil
 }
 
 // inputs checks the paths, -j, -o and --input-format, and walks the

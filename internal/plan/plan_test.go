@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/exitcode"
+	"github.com/compactbench/compactbench/internal/tokens"
 )
 
 // seeds is the repository's seed corpus, as reached from this package.
@@ -47,6 +48,7 @@ func TestForRunBadValues(t *testing.T) {
 		{"set unknown strategy", func(in *Input) { in.Set = []string{"nosuch.x=1"} }, "set", "nosuch"},
 		{"set out of range", func(in *Input) { in.Set = []string{"mask.keep=-1"} }, "set", "mask.keep"},
 		{"set rule set", func(in *Input) { in.Set = []string{"codelet.rules=nosuchset"} }, "set", "codelet.rules"},
+		{"set ruler", func(in *Input) { in.Set = []string{"window.ruler=yardstick"} }, "set", "window.ruler"},
 		{"set anchor key", func(in *Input) { in.Set = []string{"anchors.x=1"} }, "set", "anchors.x"},
 		{"set threshold not a number", func(in *Input) { in.Set = []string{"anchors.threshold=high"} }, "set", "anchors.threshold"},
 		{"set threshold of no set", func(in *Input) { in.Set = []string{"anchors.nosuch.threshold=0.5"} }, "set", "anchors.nosuch.threshold"},
@@ -192,5 +194,71 @@ func TestForTuneSettings(t *testing.T) {
 		if got := strings.Join(s.Values, ","); got == "" || s.Config.Compaction == nil || s.Config.RuleSets["codelet"] == nil {
 			t.Errorf("setting %v: %+v", s.Values, s.Config)
 		}
+	}
+}
+
+// TestForRunResolvesRulers: the plan hands analysis its rulers as values,
+// per tokenizer generation of the model table --models names, with the
+// flags' choices; the names stay beside them for the hash and the reports.
+func TestForRunResolvesRulers(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models.yaml")
+	table := "tokenizers: {claude-3: 1, wide: 2}\nmodels:\n  - {pattern: \"wide*\", tokenizer: wide, windows: [1000]}\n"
+	if err := os.WriteFile(models, []byte(table), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := Defaults()
+	in.Paths, in.Out = []string{seeds}, filepath.Join(dir, "out")
+	in.Rulers, in.Metric.Ruler, in.Metric.Models, in.Overhead = "all", "chars4msg", models, "first"
+	p, err := ForRun(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := p.Config.Rulers
+	if rs == nil || rs.Metric() != tokens.RulerChars4Msg || len(rs.Measured()) != tokens.NumRulers || rs.Overhead() != tokens.AnchorFirst {
+		t.Fatalf("rulers %+v", rs)
+	}
+	if p.Overhead != tokens.AnchorFirst || p.Config.Overhead != "first" || p.Config.Ruler != "chars4msg" || len(p.Config.RulerNames) != tokens.NumRulers {
+		t.Errorf("names beside the values: %+v", p.Config)
+	}
+	if gr := rs.ForModel("wide-9"); gr.Name != "wide" || gr.Metric.ID() != tokens.RulerChars4Msg {
+		t.Errorf("wide-9: generation %s, metric %s", gr.Name, gr.Metric.Name())
+	}
+	tp, err := ForTune(TuneInput{Paths: []string{seeds}, Jobs: 1, Format: "csv", Metric: MetricInput{Ruler: "chars4"},
+		Strategy: StrategyInput{Mode: "replay"}, Set: []string{"mask.keep=2,10"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range tp.Settings {
+		if rs := s.Config.Rulers; rs == nil || rs.Metric() != tokens.RulerChars4 || len(rs.Measured()) != 1 {
+			t.Errorf("tune setting %v: rulers %+v", s.Values, rs)
+		}
+	}
+}
+
+// TestForRunResolvesStrategies: the plan lists the enabled strategies in
+// table order with their parameters and the rule set each names, so a
+// replay never looks a strategy up by id.
+func TestForRunResolvesStrategies(t *testing.T) {
+	in := Defaults()
+	in.Paths, in.Out = []string{seeds}, filepath.Join(t.TempDir(), "out")
+	in.Strategy.Strategies = "mask,codelet"
+	in.Set = []string{"codelet.rules=fspec", "mask.keep=7"}
+	p, err := ForRun(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range p.Config.Strategies {
+		got = append(got, s.Spec.ID+":"+s.RuleSet)
+		if s.Params != p.Config.Compaction.Params[s.Spec.ID] {
+			t.Errorf("%s: parameters are not the configuration's", s.Spec.ID)
+		}
+	}
+	if strings.Join(got, ",") != "codelet:fspec,mask:" {
+		t.Errorf("strategies %v, want codelet (rule set fspec) then mask", got)
+	}
+	if p.Config.RuleSets["fspec"] == nil {
+		t.Error("the rule set codelet names is not resolved")
 	}
 }

@@ -152,11 +152,7 @@ func (t *Tune) inputs() ([]string, error) {
 // configuration.
 func tuneBase(in TuneInput, found []string) (analysis.Config, *analysis.AnchorConfig, error) {
 	var base analysis.Config
-	if err := Rulers(&base, in.Metric.Ruler, in.Metric.Ruler, in.Metric.Calibration, "segments"); err != nil {
-		return base, nil, err
-	}
-	var err error
-	if base.Models, err = Models(in.Metric.Models); err != nil {
+	if err := Metric(&base, in.Metric, in.Metric.Ruler, "segments"); err != nil {
 		return base, nil, err
 	}
 	baseAnchors, _, err := AnchorConfig(in.Anchors, found)
@@ -220,7 +216,7 @@ func SettingConfig(in StrategyInput, base analysis.Config, baseAnchors *analysis
 	if cfg.Anchors, err = applyThresholds(baseAnchors, thresholds); err != nil {
 		return base, err
 	}
-	if cfg.RuleSets, err = StrategyRuleSets(&cfg); err != nil {
+	if err := resolveStrategies(&cfg); err != nil {
 		return base, err
 	}
 	return cfg, nil

@@ -12,53 +12,12 @@ import (
 // runs compared, one table row per figure with ✓ or ✗, and the notes.
 func WriteGateMarkdown(w io.Writer, g *GateResult, baselineName, currentName string, baseline, current *Summary) error {
 	var b bytes.Buffer
-	if n := g.Failures(); n > 0 {
-		fmt.Fprintf(&b, "## compactbench gate: ✗ %d of %d figures regressed\n\n", n, len(g.Checks))
-		var failed []string
-		for _, c := range g.Checks {
-			if c.Pass {
-				continue
-			}
-			what := c.Figure.Name
-			if c.Of != "" {
-				what += " of " + c.Of
-			}
-			if wv := c.Worsening(); wv != nil {
-				what += " (" + signed(*c.Current-*c.Baseline, c.Figure.Count) + ")"
-			} else {
-				what += " (" + c.Note + ")"
-			}
-			failed = append(failed, what)
-		}
-		b.WriteString("Regressed: " + strings.Join(failed, "; ") + ".\n\n")
-	} else {
-		fmt.Fprintf(&b, "## compactbench gate: ✓ no regression in %d figures\n\n", len(g.Checks))
-	}
+	gateHeadline(&b, g)
 	fmt.Fprintf(&b, "Baseline `%s` (%s, config %s); current `%s` (%s, config %s).\n\n",
 		baselineName, versionOf(baseline), baseline.Meta.ConfigHash, currentName, versionOf(current), current.Meta.ConfigHash)
 	var rows [][]string
-	for _, c := range g.Checks {
-		mark := "✓"
-		if !c.Pass {
-			mark = "✗"
-		}
-		allowed := "-"
-		if !c.Missing {
-			word := "rise"
-			if c.Figure.HigherBetter {
-				word = "drop"
-			}
-			if c.Allowed == 0 {
-				allowed = "no " + word
-			} else {
-				allowed = word + " ≤ " + FormatFloat(c.Allowed)
-			}
-		}
-		change := c.Note
-		if wv := c.Worsening(); wv != nil {
-			change = signed(*c.Current-*c.Baseline, c.Figure.Count)
-		}
-		rows = append(rows, []string{mark, c.Figure.Name, c.Of, gateValue(c.Baseline, c.Figure.Count), gateValue(c.Current, c.Figure.Count), change, allowed})
+	for i := range g.Checks {
+		rows = append(rows, gateRow(&g.Checks[i]))
 	}
 	bb := &strings.Builder{}
 	mdTable(bb, []string{"", "figure", "of", "baseline", "current", "change", "allowed"}, rows, "cllrrrl")
@@ -71,6 +30,63 @@ func WriteGateMarkdown(w io.Writer, g *GateResult, baselineName, currentName str
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// gateHeadline writes the gate's heading: how many figures regressed and
+// which, or that none did.
+func gateHeadline(b *bytes.Buffer, g *GateResult) {
+	n := g.Failures()
+	if n == 0 {
+		fmt.Fprintf(b, "## compactbench gate: ✓ no regression in %d figures\n\n", len(g.Checks))
+		return
+	}
+	fmt.Fprintf(b, "## compactbench gate: ✗ %d of %d figures regressed\n\n", n, len(g.Checks))
+	var failed []string
+	for i := range g.Checks {
+		if c := &g.Checks[i]; !c.Pass {
+			failed = append(failed, c.Figure.Name+ofWhat(c)+" ("+gateChange(c)+")")
+		}
+	}
+	b.WriteString("Regressed: " + strings.Join(failed, "; ") + ".\n\n")
+}
+
+// ofWhat names the check's subject (" of codelet"), "" for a corpus figure.
+func ofWhat(c *GateCheck) string {
+	if c.Of == "" {
+		return ""
+	}
+	return " of " + c.Of
+}
+
+// gateChange is the check's signed change, or its note when a side has no
+// value.
+func gateChange(c *GateCheck) string {
+	if c.Worsening() == nil {
+		return c.Note
+	}
+	return signed(*c.Current-*c.Baseline, c.Figure.Count)
+}
+
+// gateRow is one check's table row: mark, figure, subject, both values,
+// the change and what was allowed.
+func gateRow(c *GateCheck) []string {
+	mark := "✓"
+	if !c.Pass {
+		mark = "✗"
+	}
+	allowed := "-"
+	if !c.Missing {
+		word := "rise"
+		if c.Figure.HigherBetter {
+			word = "drop"
+		}
+		if c.Allowed == 0 {
+			allowed = "no " + word
+		} else {
+			allowed = word + " ≤ " + FormatFloat(c.Allowed)
+		}
+	}
+	return []string{mark, c.Figure.Name, c.Of, gateValue(c.Baseline, c.Figure.Count), gateValue(c.Current, c.Figure.Count), gateChange(c), allowed}
 }
 
 func versionOf(s *Summary) string { return strings.TrimSpace(s.Meta.Tool + " " + s.Meta.Version) }

@@ -60,7 +60,7 @@ func htmlStrategies(b *strings.Builder, s *Summary) {
 	compressionChart(b, s)
 	if h, rows := strategyGrid(s); len(rows) > 0 {
 		htmlTable(b, h, rows, "")
-		b.WriteString("<p class=\"note\">" + esc(strategyLegend) + "</p>\n")
+		b.WriteString("<p class=\"note\">" + esc(strategyLegend()) + "</p>\n")
 		if line := rereadLine(s); line != "" {
 			b.WriteString("<p>" + esc(line) + "</p>\n")
 		}
@@ -370,55 +370,63 @@ func compressionChart(b *strings.Builder, s *Summary) {
 		noData(b, "compression", title, "no compaction events")
 		return
 	}
-	const cols, PW, PH, gap = 4, 232.0, 150.0, 10.0
+	const cols, gap = 4, 10.0
 	rows := (len(ids) + cols - 1) / cols
-	W, H := cols*(PW+gap), float64(rows)*(PH+gap)
+	W, H := cols*(panelW+gap), float64(rows)*(panelH+gap)
 	g := newSVG(W, H, title)
 	for i, id := range ids {
-		h := hists[i]
-		ox, oy := float64(i%cols)*(PW+gap), float64(i/cols)*(PH+gap)
-		const L, R, T, B = 8.0, 10.0, 38.0, 20.0
-		under := 0.0
-		if h.Under > 0 {
-			under = 20
-		}
-		xs := scale{0, 1, ox + L + under, ox + PW - R}
-		total := float64(h.Total())
-		top := float64(h.Under)
-		for _, c := range h.Counts {
-			top = max(top, float64(c))
-		}
-		ys := scale{0, top / total, oy + PH - B, oy + T}
-		g.rect(xs.at(0), oy+T, xs.at(0.6)-xs.at(0), PH-B-T, "", "class", "low")
-		g.text(ox+L, oy+13, "start", id, "class", "title")
-		g.text(ox+L, oy+27, "start", fmt.Sprintf("%s · median %s", plural(int(h.Total()), "event"),
-			pct(s.Strategies[id].Value(figures.MedianCompression))), "class", "muted")
-		col := colour(strategyIndex(id))
-		bw := xs.at(h.Width()) - xs.at(0)
-		for k, c := range h.Counts {
-			if c == 0 {
-				continue
-			}
-			lo := h.Lo + float64(k)*h.Width()
-			tip := fmt.Sprintf("%s: %d events (%s) with ratio in [%s, %s)", id, c, pctOf(c, h.Total()), pctLabel(lo), pctLabel(lo+h.Width()))
-			g.rect(xs.at(lo)+0.5, ys.at(float64(c)/total), bw-1, ys.at(0)-ys.at(float64(c)/total), tip, "class", "mark", "fill", col)
-		}
-		labels := []float64{0, 0.6, 1}
-		if h.Under > 0 {
-			x0 := ox + L
-			tip := fmt.Sprintf("%s: %d events (%s) grew the context (ratio < 0)", id, h.Under, pctOf(h.Under, h.Total()))
-			g.rect(x0, ys.at(float64(h.Under)/total), under-6, ys.at(0)-ys.at(float64(h.Under)/total), tip, "class", "mark", "fill", "#999")
-			g.text(x0+(under-6)/2, oy+PH-B+13, "middle", "<0")
-			labels = labels[1:]
-		}
-		g.line(ox+L, oy+PH-B, ox+PW-R, oy+PH-B, "class", "axis")
-		for _, v := range labels {
-			g.text(xs.at(v), oy+PH-B+13, "middle", pctLabel(v))
-		}
+		compressionPanel(g, s, id, hists[i], float64(i%cols)*(panelW+gap), float64(i/cols)*(panelH+gap))
 	}
 	figure(b, "compression", g.String(), "", "<b>"+title+"</b>: (tokens before − after) / before for every compaction, "+
 		"as a share of the strategy's events in 5 % bins; each panel has its own vertical scale (hover a bar for its share). The shaded zone is low "+
 		"compression (< 60 %, BR-005); a grey bar at <0 counts compactions that made the context larger.")
+}
+
+// panelW and panelH are the size of one compression panel.
+const panelW, panelH = 232.0, 150.0
+
+// compressionPanel draws one strategy's histogram with its top-left corner
+// at (ox, oy): the shaded low zone, the title and median, a bar per bin,
+// a grey bar for events that grew the context, and the axis.
+func compressionPanel(g *svgDoc, s *Summary, id string, h *Histogram, ox, oy float64) {
+	const L, R, T, B = 8.0, 10.0, 38.0, 20.0
+	under := 0.0
+	if h.Under > 0 {
+		under = 20
+	}
+	xs := scale{0, 1, ox + L + under, ox + panelW - R}
+	total := float64(h.Total())
+	top := float64(h.Under)
+	for _, c := range h.Counts {
+		top = max(top, float64(c))
+	}
+	ys := scale{0, top / total, oy + panelH - B, oy + T}
+	g.rect(xs.at(0), oy+T, xs.at(0.6)-xs.at(0), panelH-B-T, "", "class", "low")
+	g.text(ox+L, oy+13, "start", id, "class", "title")
+	g.text(ox+L, oy+27, "start", fmt.Sprintf("%s · median %s", plural(int(h.Total()), "event"),
+		pct(s.Strategies[id].Value(figures.MedianCompression))), "class", "muted")
+	col := colour(strategyIndex(id))
+	bw := xs.at(h.Width()) - xs.at(0)
+	for k, c := range h.Counts {
+		if c == 0 {
+			continue
+		}
+		lo := h.Lo + float64(k)*h.Width()
+		tip := fmt.Sprintf("%s: %d events (%s) with ratio in [%s, %s)", id, c, pctOf(c, h.Total()), pctLabel(lo), pctLabel(lo+h.Width()))
+		g.rect(xs.at(lo)+0.5, ys.at(float64(c)/total), bw-1, ys.at(0)-ys.at(float64(c)/total), tip, "class", "mark", "fill", col)
+	}
+	labels := []float64{0, 0.6, 1}
+	if h.Under > 0 {
+		x0 := ox + L
+		tip := fmt.Sprintf("%s: %d events (%s) grew the context (ratio < 0)", id, h.Under, pctOf(h.Under, h.Total()))
+		g.rect(x0, ys.at(float64(h.Under)/total), under-6, ys.at(0)-ys.at(float64(h.Under)/total), tip, "class", "mark", "fill", "#999")
+		g.text(x0+(under-6)/2, oy+panelH-B+13, "middle", "<0")
+		labels = labels[1:]
+	}
+	g.line(ox+L, oy+panelH-B, ox+panelW-R, oy+panelH-B, "class", "axis")
+	for _, v := range labels {
+		g.text(xs.at(v), oy+panelH-B+13, "middle", pctLabel(v))
+	}
 }
 
 func pctOf(n, of int64) string {

@@ -82,7 +82,7 @@ func mdStrategies(b *strings.Builder, s *Summary) {
 	}
 	b.WriteString("\n## Strategies\n\n")
 	mdTable(b, h, rows, "")
-	b.WriteString("\n" + strategyLegend + "\n")
+	b.WriteString("\n" + strategyLegend() + "\n")
 	if line := rereadLine(s); line != "" {
 		b.WriteString("\n" + line + "\n")
 	}
@@ -124,16 +124,6 @@ func mdProblems(b *strings.Builder, s *Summary, d *ReportData) {
 }
 
 const (
-	strategyLegend = "One aggregation per figure. Over compaction events: median compression, file recall and error " +
-		"recall are medians of the per-event values; need recall pools the facts of every event (kept / needed), median " +
-		"need recall is the median of the per-event ratios; low, intent kept and synthetic are shares of events. Over " +
-		"runs (one per session): fits window counts the sessions with no call over the window; overflows counts calls " +
-		"over it. Kept everything: compactions that dropped no recorded message; freed <1%: compactions that freed less " +
-		"than 1% of the window. Orphans+dangling counts tool results and calls that lost their other half: any is an " +
-		"invalid API request. Anchor F1: the strategy's rule set against gold labels (evidence labels where there are " +
-		"none). Cost ratio (fit) is the simulated bill with the strategy over the bill without compaction, pooled over " +
-		"the sessions that fit the window (a session that overflowed would have failed); the median is over those " +
-		"sessions' ratios."
 	anchorsLegend = "A detected anchor matches a label on the same turn of the same transcript. Gold labels are written by " +
 		"hand; evidence labels are derived from what the session did (todo items completed, commits, fixed tests, " +
 		"compactions) and are a sanity check, not ground truth. Synthetic rate: transcripts given the fallback anchor."

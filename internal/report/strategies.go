@@ -15,13 +15,13 @@ import (
 // figures within 100 columns, or every figure when wide.
 func StrategyTable(w io.Writer, s *Summary, wide bool) error {
 	header, rows := strategyGridNarrow(s)
-	legend := strategyLegendNarrow
+	legend := strategyLegendNarrow()
 	if note := baselineNote(s); note != "" {
 		legend += " " + note
 	}
 	if wide {
 		header, rows = strategyGrid(s)
-		legend = strategyLegend
+		legend = strategyLegend()
 	}
 	if len(rows) == 0 {
 		return nil
@@ -89,37 +89,80 @@ func baselineNote(s *Summary) string {
 	return note
 }
 
-// fits is "fit/runs".
-func fits(st *StrategyStats) string {
-	return itoa(st.Count(figures.FitRuns)) + "/" + itoa(st.Count(figures.Runs))
-}
-
-// costCell is the cost ratio over the fitting runs with their number.
-func costCell(st *StrategyStats) string {
-	return ratio(st.Value(figures.CostRatio)) + " (" + itoa(st.Count(figures.FitRuns)) + ")"
-}
-
 // strategyGridNarrow is the terminal's default table: the figures that
-// decide, within 100 columns.
+// decide, within 100 columns, one column per figure the registry gives a
+// Brief, in its rank order.
 func strategyGridNarrow(s *Summary) ([]string, [][]string) {
-	header := []string{"strategy", "fits", "events", "compr.", "need rec.", "err rec.", "F1", "cost (n)"}
+	cols := figures.Briefs()
+	header := []string{"strategy"}
+	for _, f := range cols {
+		header = append(header, f.Brief.Header)
+	}
 	var rows [][]string
 	for _, spec := range compaction.Specs() {
 		st := s.Strategies[spec.ID]
 		if st == nil {
 			continue
 		}
-		rows = append(rows, []string{spec.ID, fits(st), itoa(st.Count(figures.Compactions)), pct0Or(st.Value(figures.MedianCompression)),
-			pct0Or(st.Value(figures.NeedRecall)), pct0Or(st.Value(figures.MedianErrorRecall)), ratio(anchorF1(s, st)), costCell(st)})
+		row := []string{spec.ID}
+		for i := range cols {
+			row = append(row, briefCell(s, st, &cols[i]))
+		}
+		rows = append(rows, row)
 	}
 	return header, rows
 }
 
-const strategyLegendNarrow = "fits: sessions with no call over the window / sessions replayed. events: compactions. " +
-	"compr.: median compression per compaction. need rec.: facts needed later that the compacted context kept, pooled " +
-	"over compactions. err rec.: median error recall per compaction. F1: the strategy's anchor rule set against gold " +
-	"labels (evidence labels where there are none). cost (n): simulated bill over the bill without compaction, pooled " +
-	"over the n sessions that fit the window. --wide shows every figure."
+// briefCell prints one figure of the default table: shares as whole
+// percentages, then the count it is of ("9/12") or over ("1.000 (9)").
+func briefCell(s *Summary, st *StrategyStats, f *figures.Figure) string {
+	var v string
+	if f.Unit == figures.Share {
+		v = pct0Or(st.Value(f.Name))
+	} else {
+		v = figureCell(s, st, f)
+	}
+	if f.Brief.Of != "" {
+		v += "/" + itoa(st.Count(f.Brief.Of))
+	}
+	if f.Brief.N != "" {
+		v += " (" + itoa(st.Count(f.Brief.N)) + ")"
+	}
+	return v
+}
+
+// strategyLegendNarrow explains the default table: each column's header
+// and its figure's caption.
+func strategyLegendNarrow() string {
+	var parts []string
+	for _, f := range figures.Briefs() {
+		text := f.Brief.Header + ": " + f.Caption
+		if f.Brief.Of != "" {
+			text += " / " + caption(f.Brief.Of)
+		}
+		if f.Brief.N != "" {
+			text += "; n: " + caption(f.Brief.N)
+		}
+		parts = append(parts, text+".")
+	}
+	return strings.Join(parts, " ") + " --wide shows every figure."
+}
+
+// strategyLegend explains the wide table (terminal --wide, report.md and
+// report.html): each column's header and its figure's caption.
+func strategyLegend() string {
+	var parts []string
+	for _, f := range figures.Columns() {
+		parts = append(parts, f.Column+": "+f.Caption+".")
+	}
+	return strings.Join(parts, " ")
+}
+
+// caption is a registered figure's caption.
+func caption(name string) string {
+	f, _ := figures.Lookup(name)
+	return f.Caption
+}
 
 // strategyGrid is the per-strategy table with every figure (strategies in
 // compaction.Specs order), shared by --wide and the reports: one column per

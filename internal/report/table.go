@@ -25,6 +25,7 @@ import (
 type column struct {
 	name  string
 	index int
+	path  []int // the field's index path when it is promoted from an embedded struct
 	kind  reflect.Kind
 	ptr   bool // optional value: empty in CSV, null in Parquet
 }
@@ -39,10 +40,19 @@ func Columns[T any]() []string {
 	return names
 }
 
+// columnsOf lists a row struct's columns in field order; the fields of an
+// embedded struct are columns in its place (as Parquet lays them out).
 func columnsOf(t reflect.Type) []column {
 	var cols []column
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			for _, c := range columnsOf(f.Type) {
+				c.path = append([]int{i}, c.pathOr()...)
+				cols = append(cols, c)
+			}
+			continue
+		}
 		tag := f.Tag.Get("parquet")
 		if tag == "-" || !f.IsExported() {
 			continue
@@ -74,8 +84,21 @@ func FormatFloat(v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
+// pathOr is the column's index path.
+func (c column) pathOr() []int {
+	if c.path != nil {
+		return c.path
+	}
+	return []int{c.index}
+}
+
 func cell(v reflect.Value, c column) string {
-	f := v.Field(c.index)
+	var f reflect.Value
+	if c.path != nil {
+		f = v.FieldByIndex(c.path)
+	} else {
+		f = v.Field(c.index)
+	}
 	if c.ptr {
 		if f.IsNil() {
 			return ""

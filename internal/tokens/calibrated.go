@@ -253,7 +253,7 @@ func NewCalibrated(f *Factors) *Ruler {
 	c := &calibrated{f: f.vector()}
 	c.f[fMessage] = 0
 	c.msg = int(math.Round(f.Message))
-	return &Ruler{name: Calibrated, slot: slotCalibrated, c: c}
+	return &Ruler{name: Calibrated, id: RulerCalibrated, slot: slotCalibrated, c: c}
 }
 
 //go:embed default_factors.json

@@ -141,12 +141,21 @@ func (ms *Models) Lookup(name string) *Model {
 	if ms == nil {
 		ms = defaultModels
 	}
-	for i := range ms.Entries {
-		if ms.Entries[i].Matches(name) {
-			return &ms.Entries[i]
-		}
+	if i := ms.index(name); i >= 0 {
+		return &ms.Entries[i]
 	}
 	return &fallbackModel
+}
+
+// index is the place in Entries of the first entry matching a model name,
+// or -1 when none does (the fallback model answers).
+func (ms *Models) index(name string) int {
+	for i := range ms.Entries {
+		if ms.Entries[i].Matches(name) {
+			return i
+		}
+	}
+	return -1
 }
 
 // Generations lists the table's tokenizer generations, reference first,

@@ -61,12 +61,17 @@ type counter interface {
 // writes lives on the blocks, which belong to one goroutine at a time.
 type Ruler struct {
 	name string
+	id   RulerID
 	slot int // cache slot on blocks; -1 = never cache
 	c    counter
 }
 
 // Name is the ruler's registry name (column suffix in the calls table).
 func (r *Ruler) Name() string { return r.name }
+
+// ID is the ruler's typed registry key (NoRuler for a ruler built outside
+// the registry).
+func (r *Ruler) ID() RulerID { return r.id }
 
 // Slot is the block cache slot the ruler uses, or -1.
 func (r *Ruler) Slot() int { return r.slot }
@@ -144,6 +149,49 @@ const (
 	Calibrated = "calibrated"
 )
 
+// RulerID is a registered ruler as a typed key: its place in Names(), which
+// is also the calls table's column order. Code below the command line
+// selects rulers and their columns by RulerID, never by name.
+type RulerID int
+
+// The registered rulers, in Names() order.
+const (
+	RulerChars4 RulerID = iota
+	RulerChars4Msg
+	RulerO200k
+	RulerCl100k
+	RulerCalibrated
+	// NumRulers is the number of registered rulers.
+	NumRulers int = iota
+	// NoRuler is the ID of a ruler built outside the registry.
+	NoRuler RulerID = -1
+)
+
+// Name is the ruler's registry name.
+func (id RulerID) Name() string {
+	if id < 0 || int(id) >= NumRulers {
+		return ""
+	}
+	return Names()[id]
+}
+
+// ParseRuler returns the ID of a registered ruler's name.
+func ParseRuler(name string) (RulerID, error) {
+	switch name {
+	case Chars4:
+		return RulerChars4, nil
+	case Chars4Msg:
+		return RulerChars4Msg, nil
+	case O200k:
+		return RulerO200k, nil
+	case Cl100k:
+		return RulerCl100k, nil
+	case Calibrated:
+		return RulerCalibrated, nil
+	}
+	return NoRuler, fmt.Errorf("unknown ruler %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
 // Names lists every registered ruler, in the order of the calls table's
 // columns.
 func Names() []string { return []string{Chars4, Chars4Msg, O200k, Cl100k, Calibrated} }
@@ -155,19 +203,29 @@ func DefaultNames() []string { return []string{Chars4, Chars4Msg, Calibrated} }
 // ByName returns a registered ruler; "calibrated" uses the shipped default
 // factors (NewCalibrated for others).
 func ByName(name string) (*Ruler, error) {
-	switch name {
-	case Chars4:
-		return &Ruler{name: Chars4, slot: slotChars4, c: chars4{}}, nil
-	case Chars4Msg:
-		return &Ruler{name: Chars4Msg, slot: slotChars4Msg, c: chars4msg{}}, nil
-	case O200k:
-		return &Ruler{name: O200k, slot: slotO200k, c: o200kCounter}, nil
-	case Cl100k:
-		return &Ruler{name: Cl100k, slot: slotCl100k, c: cl100kCounter}, nil
-	case Calibrated:
-		return NewCalibrated(DefaultFactors()), nil
+	id, err := ParseRuler(name)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("unknown ruler %q (known: %s)", name, strings.Join(Names(), ", "))
+	return ByID(id, DefaultFactors()), nil
+}
+
+// ByID returns a registered ruler; the calibrated one counts with factors
+// f. It returns nil for an ID outside the registry.
+func ByID(id RulerID, f *Factors) *Ruler {
+	switch id {
+	case RulerChars4:
+		return &Ruler{name: Chars4, id: id, slot: slotChars4, c: chars4{}}
+	case RulerChars4Msg:
+		return &Ruler{name: Chars4Msg, id: id, slot: slotChars4Msg, c: chars4msg{}}
+	case RulerO200k:
+		return &Ruler{name: O200k, id: id, slot: slotO200k, c: o200kCounter}
+	case RulerCl100k:
+		return &Ruler{name: Cl100k, id: id, slot: slotCl100k, c: cl100kCounter}
+	case RulerCalibrated:
+		return NewCalibrated(f)
+	}
+	return nil
 }
 
 // ParseNames reads a comma-separated ruler list; "all" means every ruler and
@@ -202,6 +260,19 @@ func ParseNames(s string) ([]string, error) {
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no ruler named in %q", s)
+	}
+	return out, nil
+}
+
+// ParseIDs reads a ruler list as ParseNames does, into IDs.
+func ParseIDs(s string) ([]RulerID, error) {
+	names, err := ParseNames(s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RulerID, len(names))
+	for i, n := range names {
+		out[i], _ = ParseRuler(n) // ParseNames accepted it
 	}
 	return out, nil
 }

@@ -82,8 +82,9 @@ func settingRows(n int, t *plan.Tune, s *plan.Setting, params []string, sum *rep
 }
 
 // figures and markFront are the one place tune asks for its figures and
-// objectives (F1, median compression, need recall); a figure registry can
-// take their place without touching the sweep.
+// objectives: a row's strategy figures are the figure registry's tune
+// columns (generated into report.TuneRow) and the Pareto objectives are
+// the registry's (F1, median compression, need recall).
 func figures(setting int, paramsFor func(strategy, ruleSet string) string, sum *report.Summary, rulesOf map[string]string) []report.TuneRow {
 	return report.TuneRows(setting, paramsFor, sum, rulesOf)
 }
