@@ -163,6 +163,9 @@ type Shared struct {
 	// counts again.
 	countRuler Ruler
 	counts     []msgCount
+	// auxCounts caches recorded messages' counts by the other rulers
+	// strategies count with (Sim.Count).
+	auxCounts map[Ruler][]int32
 	// pool holds the arrays of the last finished replay (Sim.reuse).
 	pool *[2]simArrays
 }
@@ -262,6 +265,21 @@ func prefix(cum []int, k int) int {
 type auxTotal struct {
 	r     Ruler
 	total int
+	// counts caches the recorded messages' counts by r, +1 (0: not yet),
+	// shared by every replay of the transcript (Shared.auxCounts).
+	counts []int32
+}
+
+// of is an item's count by the ruler.
+func (a *auxTotal) of(it *Item) int {
+	if it.Orig < 0 || it.Modified {
+		return a.r.Message(it.Msg)
+	}
+	c := &a.counts[it.Orig]
+	if *c == 0 {
+		*c = int32(a.r.Message(it.Msg)) + 1
+	}
+	return int(*c) - 1
 }
 
 // Count is the context's size by another ruler. The first call for a ruler
@@ -273,9 +291,18 @@ func (s *Sim) Count(r Ruler) int {
 			return a.total
 		}
 	}
-	a := &auxTotal{r: r}
+	sh := s.Shared
+	if sh.auxCounts == nil {
+		sh.auxCounts = map[Ruler][]int32{}
+	}
+	counts, ok := sh.auxCounts[r]
+	if !ok {
+		counts = make([]int32, len(sh.T.Messages))
+		sh.auxCounts[r] = counts
+	}
+	a := &auxTotal{r: r, counts: counts}
 	for i := range s.Ctx {
-		a.total += r.Message(s.Ctx[i].Msg)
+		a.total += a.of(&s.Ctx[i])
 	}
 	s.aux = append(s.aux, a)
 	return a.total
@@ -347,7 +374,7 @@ func (s *Sim) pushCounted(it Item, n, th int) {
 	s.think = append(s.think, th)
 	s.total += n
 	for _, a := range s.aux {
-		a.total += a.r.Message(it.Msg)
+		a.total += a.of(&it)
 	}
 }
 
@@ -424,7 +451,7 @@ func (s *Sim) replaceFrom(ctx []Item, same int) {
 	}
 	for _, a := range s.aux {
 		for i := common; i < len(old); i++ {
-			a.total -= a.r.Message(old[i].Msg) // pushCounted adds the new ones
+			a.total -= a.of(&old[i]) // pushCounted adds the new ones
 		}
 	}
 	lastPrompt, total := s.prefixState(common)
