@@ -189,9 +189,12 @@ func (e *Evaluation) Anchors(from, to int) []Anchor {
 // natural anchors, a synthetic anchor at the window's last turn when none
 // fired and the set has a fallback, and the PreservationContext of the
 // window. A turn's previous_error is the one it had in the evaluated list.
+// The context comes from an index of the evaluated turns built once, so a
+// window costs a pass over its files and goals only; its ErrorStates share
+// the index's memory (read them, do not write them; appending copies).
 func (e *Evaluation) Flow(from, to int) Flow {
 	f := e.Detect(from, to)
-	f.Context = foldContext(e.ctx.get()[from:to], e.turns[from:to])
+	f.Context = e.ctx.fold(from, to)
 	return f
 }
 

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -319,16 +320,54 @@ func (t *text) lowASCII() string {
 	return t.alower
 }
 
+// asciiLower returns s with its ASCII letters lower-cased (s itself when
+// it has no capital).
 func asciiLower(s string) string {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	// upperMask has the high bit of every byte of w in 'A'..'Z'.
-	upperMask := func(w uint64) uint64 {
-		h := w &^ highs
-		geA := h + (0x80-'A')*ones // high bit set where the byte >= 'A'
-		gtZ := h + (0x7f-'Z')*ones // high bit set where the byte > 'Z'
-		return (geA ^ gtZ) &^ w & highs
+	i := firstUpper(s)
+	if i >= len(s) {
+		return s
 	}
-	// Find the first upper-case letter eight bytes at a time.
+	b := []byte(s)
+	foldUpper(b[i:])
+	return string(b)
+}
+
+// lowerInto returns s lower-cased for looking up ASCII needles: every
+// ASCII string occurs in it exactly when it occurs in strings.ToLower(s).
+// Lower-casing maps ASCII letters to ASCII and every other rune to non-ASCII
+// runes, except U+0130 (İ) and U+212A (KELVIN SIGN), which become 'i' and
+// 'k'; without them, folding the ASCII letters gives the same answers as the
+// full Unicode mapping at a fraction of its cost on long tool outputs. It
+// returns s itself when s has no ASCII capital, else writes into *buf
+// (reused between calls): that string shares buf's memory and is valid only
+// until the next call with the same buffer.
+func lowerInto(buf *[]byte, s string) string {
+	if strings.Contains(s, "\u0130") || strings.Contains(s, "\u212a") {
+		return strings.ToLower(s)
+	}
+	i := firstUpper(s)
+	if i >= len(s) {
+		return s
+	}
+	b := append((*buf)[:0], s...)
+	foldUpper(b[i:])
+	*buf = b
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+// upperMask has the high bit of every byte of w in 'A'..'Z'.
+func upperMask(w uint64) uint64 {
+	h := w &^ highs
+	geA := h + (0x80-'A')*ones // high bit set where the byte >= 'A'
+	gtZ := h + (0x7f-'Z')*ones // high bit set where the byte > 'Z'
+	return (geA ^ gtZ) &^ w & highs
+}
+
+// firstUpper is the position of the first ASCII capital of s (len(s) for
+// none), found eight bytes at a time.
+func firstUpper(s string) int {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
 		if upperMask(le64(s, i)) != 0 {
@@ -337,10 +376,12 @@ func asciiLower(s string) string {
 	}
 	for ; i < len(s) && !('A' <= s[i] && s[i] <= 'Z'); i++ {
 	}
-	if i >= len(s) {
-		return s
-	}
-	b := []byte(s)
+	return i
+}
+
+// foldUpper lower-cases the ASCII letters of b in place.
+func foldUpper(b []byte) {
+	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])
 		binary.LittleEndian.PutUint64(b[i:], w|upperMask(w)>>2)
@@ -350,7 +391,6 @@ func asciiLower(s string) string {
 			b[i] = c + 'a' - 'A'
 		}
 	}
-	return string(b)
 }
 
 // le64 reads eight bytes of s at i, little-endian.
