@@ -85,7 +85,8 @@ func (s *Suite) Evaluate(turns []transcript.Turn) []*Evaluation {
 }
 
 func (p *program) evaluate(turns []transcript.Turn) []*Evaluation {
-	facts := p.facts(turns)
+	facts, fs := p.facts(turns)
+	defer fs.release()
 	ctx := &contexts{turns: turns} // the same for every set
 	out := make([]*Evaluation, len(p.sets))
 	var none text // the next prompt of a turn at the end of a window
@@ -101,7 +102,7 @@ func (p *program) evaluate(turns []transcript.Turn) []*Evaluation {
 			// recorded yet: the last turn of a window (Anchors).
 			e.blind = make([]int16, len(turns))
 			scratch := make([]bool, nr)
-			if none.known == nil {
+			if none.memo == nil {
 				none = p.noText()
 			}
 			for i := range turns {
