@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
@@ -155,7 +157,7 @@ func TestRunCache(t *testing.T) {
 	sameOutputs(t, filepath.Join(dir, "plain2"), filepath.Join(dir, "grown"))
 
 	// Corrupt every entry in a different way: each is ignored, never read.
-	entries, _ := filepath.Glob(filepath.Join(cache, "*", "*.json"))
+	entries, _ := filepath.Glob(filepath.Join(cache, "*", "*.bin"))
 	if len(entries) < 3 {
 		t.Fatalf("cache holds %d entries", len(entries))
 	}
@@ -274,4 +276,43 @@ func firstSession(t *testing.T, dir string) string {
 		t.Fatal("no session under " + dir)
 	}
 	return found
+}
+
+// BenchmarkRunWarm is a warm `run --cache` (-j 1) over a generated corpus
+// (COMPACTBENCH_WARM_BYTES, 32MiB by default; made in a temporary
+// directory) next to a cold run without a cache: cpu-ms/op is the warm
+// run's process CPU time, and the cold run's is reported as cold-cpu-ms,
+// so warm/cold reads directly. In a -cpuprofile the warm runs carry the
+// label run=warm (pprof -tagfocus run=warm).
+func BenchmarkRunWarm(b *testing.B) {
+	size := os.Getenv("COMPACTBENCH_WARM_BYTES")
+	if size == "" {
+		size = "32MiB"
+	}
+	dir := b.TempDir()
+	corpus, cache := filepath.Join(dir, "corpus"), filepath.Join(dir, "cache")
+	if code, _, errs := runCLI(b, "gen", "--bytes", size, "--quiet", corpus); code != 0 {
+		b.Fatalf("gen: exit %d: %s", code, errs)
+	}
+	run := func(args ...string) {
+		b.Helper()
+		args = append([]string{"run", "-q", "--no-progress", "-j", "1", "-o", filepath.Join(dir, "out")}, args...)
+		if code, _, errs := runCLI(b, append(args, corpus)...); code != 0 {
+			b.Fatalf("exit %d: %s", code, errs)
+		}
+	}
+	cpu := testutil.CPUTime()
+	run()
+	cold := testutil.CPUTime() - cpu
+	run("--cache", cache)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu = testutil.CPUTime()
+	pprof.Do(context.Background(), pprof.Labels("run", "warm"), func(context.Context) {
+		for i := 0; i < b.N; i++ {
+			run("--cache", cache)
+		}
+	})
+	b.ReportMetric(float64(testutil.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(cold)/1e6, "cold-cpu-ms")
 }
