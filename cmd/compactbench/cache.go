@@ -134,11 +134,24 @@ func (c *resultCache) key(path string) (string, error) {
 	h := sha256.New()
 	h.Write(c.salt)
 	fmt.Fprintf(h, "%d:%s;", len(path), path)
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
+	buf := hashBufs.Get().(*[]byte)
+	defer hashBufs.Put(buf)
+	for {
+		n, err := f.Read(*buf)
+		h.Write((*buf)[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// hashBufs are the read buffers of key: 1 MiB reads take a 32nd of the
+// system calls of io.Copy's 32 KiB.
+var hashBufs = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
 
 func (c *resultCache) file(key string) string { return filepath.Join(c.dir, key[:2], key+".bin") }
 
