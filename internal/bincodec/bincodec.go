@@ -28,6 +28,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // Codec encodes and decodes values of one type.
@@ -88,14 +89,16 @@ func (c *Codec) Append(buf []byte, ptr any) []byte {
 }
 
 // Decode decodes data, which must hold exactly one encoded value, into
-// *ptr. Strings of the result share one copy of data. It fails, never
-// panics, on data that is not such an encoding.
+// *ptr; the result shares no memory with data. It fails, never panics, on
+// data that is not such an encoding.
 func (c *Codec) Decode(data []byte, ptr any) (err error) {
 	v := reflect.ValueOf(ptr)
 	if v.Kind() != reflect.Pointer || v.Type().Elem() != c.typ {
 		return fmt.Errorf("bincodec: Decode into %T, codec of *%s", ptr, c.typ)
 	}
-	d := &decoder{data: string(data)}
+	// The decoder reads data in place; every string it returns is a copy
+	// (one per distinct string), so a decoded value keeps no part of data.
+	d := &decoder{data: unsafe.String(unsafe.SliceData(data), len(data))}
 	defer func() {
 		if r := recover(); r != nil {
 			if de, ok := r.(decodeError); ok {
@@ -199,7 +202,7 @@ func (d *decoder) str() string {
 	if t>>1 > uint64(len(d.data)) {
 		d.fail("string of %d bytes at byte %d", t>>1, d.off)
 	}
-	s := d.bytes(int(t >> 1))
+	s := strings.Clone(d.bytes(int(t >> 1)))
 	d.strs = append(d.strs, s)
 	return s
 }

@@ -88,6 +88,14 @@ func TestRoundTrip(t *testing.T) {
 	if out.Nil != nil || out.Empty == nil || out.NilMap != nil || out.NilPtr != nil || out.Inners[1].Tags == nil {
 		t.Error("nil and empty are not kept apart")
 	}
+	// The decoded value keeps nothing of the data.
+	for i := range data {
+		data[i] = 'x'
+	}
+	if out.S != "path/a.jsonl" || out.Ptr.Name != "path/a.jsonl" || out.Bad != "a\xff\xfeb" {
+		t.Errorf("decoded strings share the data: %q %q %q", out.S, out.Ptr.Name, out.Bad)
+	}
+	data = c.Append(nil, &in)
 	// The path is written once, then referred to.
 	if n := bytes.Count(data, []byte("path/a.jsonl")); n != 1 {
 		t.Errorf("the repeated string is written %d times", n)
