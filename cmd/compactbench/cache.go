@@ -31,6 +31,9 @@ type resultCache struct {
 	sets map[string]*anchors.RuleSet
 	// codec encodes and decodes the entries.
 	codec *bincodec.Codec
+	// wd makes input paths absolute for the stat index.
+	wd    string
+	stats *statIndex
 	// Hits and Misses count files served from and written to the cache;
 	// Corrupt counts the entries found under a file's key that failed a
 	// check (format, checksum, decoding, key, rule sets) and were ignored.
@@ -41,7 +44,7 @@ type resultCache struct {
 // header line, "<cacheFormat> <SHA-256 of the payload, hex>\n", and the
 // payload: a cacheEntry in bincodec's layout, whose fingerprint is part of
 // every key.
-const cacheFormat = "compactbench-cache/2"
+const cacheFormat = "compactbench-cache/3"
 
 var (
 	entryCodecOnce sync.Once
@@ -84,7 +87,8 @@ func openResultCache(dir string, cfg *analysis.Config, inputFormat string, limit
 	for _, part := range []string{cacheFormat, codec.Fingerprint(), version, build, string(conf), inputFormat, wd} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
-	c := &resultCache{dir: dir, salt: h.Sum(nil), sets: map[string]*anchors.RuleSet{}, codec: codec}
+	c := &resultCache{dir: dir, salt: h.Sum(nil), sets: map[string]*anchors.RuleSet{}, codec: codec,
+		wd: wd, stats: openStatIndex(dir)}
 	if cfg.Anchors != nil {
 		for _, s := range cfg.Anchors.Sets {
 			c.sets[s.Name] = s
@@ -124,28 +128,16 @@ func buildID() (string, error) {
 	return buildHash, buildErr
 }
 
-// key is a file's cache key: the salt, its path as given and its content.
+// key is a file's cache key: the salt, its path as given and the SHA-256
+// of its content (contentSum).
 func (c *resultCache) key(path string) (string, error) {
-	f, err := os.Open(path)
+	sum, err := c.contentSum(path)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
 	h := sha256.New()
 	h.Write(c.salt)
-	fmt.Fprintf(h, "%d:%s;", len(path), path)
-	buf := hashBufs.Get().(*[]byte)
-	defer hashBufs.Put(buf)
-	for {
-		n, err := f.Read(*buf)
-		h.Write((*buf)[:n])
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return "", err
-		}
-	}
+	fmt.Fprintf(h, "%d:%s;%s", len(path), path, sum)
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/compactbench/compactbench/internal/testutil"
 )
@@ -315,4 +316,101 @@ func BenchmarkRunWarm(b *testing.B) {
 	})
 	b.ReportMetric(float64(testutil.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 	b.ReportMetric(float64(cold)/1e6, "cold-cpu-ms")
+}
+
+// TestRunCacheStatIndex: a warm run takes unchanged inputs' content hashes
+// from the stat index without reading them; a file rewritten with the same
+// size and its old modification time is read again (its status-change time
+// moved) and only it is analysed; a damaged index costs hashing, never a
+// wrong result; files written just before they are hashed are not recorded.
+func TestRunCacheStatIndex(t *testing.T) {
+	if _, ok := statOf(mustStat(t, "cache_test.go")); !ok {
+		t.Skip("no stat index on this platform")
+	}
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "seeds")
+	copyTree(t, "../../corpora/seeds", corpus)
+	nfiles := countInputs(t, corpus)
+	cache := filepath.Join(dir, "cache")
+
+	// Freshly written files are racy: hashed every time, never recorded.
+	cachedRun(t, cache, filepath.Join(dir, "racy"), corpus)
+	if n := len(openStatIndex(cache).m); n != 0 {
+		t.Fatalf("%d files written within the racy window were recorded", n)
+	}
+
+	saved := racyWindow
+	t.Cleanup(func() { racyWindow = saved })
+	racyWindow = 0
+	time.Sleep(50 * time.Millisecond) // past the files' timestamp tick
+	plainRun(t, filepath.Join(dir, "plain"), corpus)
+	cachedRun(t, cache, filepath.Join(dir, "cold"), corpus)
+	if n := len(openStatIndex(cache).m); n < nfiles {
+		t.Fatalf("the index holds %d of %d inputs", n, nfiles)
+	}
+	hashed := filesHashed.Load()
+	if r, a := cachedRun(t, cache, filepath.Join(dir, "warm"), corpus); r != nfiles || a != 0 {
+		t.Fatalf("warm run: %d reused, %d analysed; want %d, 0", r, a, nfiles)
+	}
+	if n := filesHashed.Load() - hashed; n != 0 {
+		t.Errorf("the warm run hashed %d unchanged files", n)
+	}
+	sameOutputs(t, filepath.Join(dir, "plain"), filepath.Join(dir, "warm"))
+
+	// Same size, same modification time, other content.
+	changed := firstSession(t, corpus)
+	fi := mustStat(t, changed)
+	data, err := os.ReadFile(changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(data, []byte("Please"))
+	if i < 0 {
+		t.Fatalf("%s: no \"Please\"", changed)
+	}
+	copy(data[i:], "PLEASE")
+	time.Sleep(50 * time.Millisecond)
+	if err := os.WriteFile(changed, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(changed, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if after := mustStat(t, changed); after.Size() != fi.Size() || !after.ModTime().Equal(fi.ModTime()) {
+		t.Fatal("the rewrite changed the size or the modification time")
+	}
+	plainRun(t, filepath.Join(dir, "plain2"), corpus)
+	hashed = filesHashed.Load()
+	if r, a := cachedRun(t, cache, filepath.Join(dir, "rewritten"), corpus); r != nfiles-1 || a != 1 {
+		t.Fatalf("after a same-size rewrite: %d reused, %d analysed; want %d, 1", r, a, nfiles-1)
+	}
+	if n := filesHashed.Load() - hashed; n != 1 {
+		t.Errorf("hashed %d files, want the rewritten one", n)
+	}
+	sameOutputs(t, filepath.Join(dir, "plain2"), filepath.Join(dir, "rewritten"))
+
+	// A damaged index: cut in the middle of a record, then garbage.
+	ixPath := filepath.Join(cache, statIndexName)
+	ix, err := os.ReadFile(ixPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]byte{ix[:len(ix)/2], append(bytes.Clone(ix[:len(ix)/3]), "\xff\xff\xff\xff garbage"...)} {
+		if err := os.WriteFile(ixPath, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r, a := cachedRun(t, cache, filepath.Join(dir, "damaged"), corpus); r != nfiles || a != 0 {
+			t.Fatalf("damaged index: %d reused, %d analysed; want %d, 0", r, a, nfiles)
+		}
+		sameOutputs(t, filepath.Join(dir, "plain2"), filepath.Join(dir, "damaged"))
+	}
+}
+
+func mustStat(t *testing.T, path string) os.FileInfo {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
 }
