@@ -141,8 +141,8 @@ func (c *resultCache) key(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// hashBufs are the read buffers of key: 1 MiB reads take a 32nd of the
-// system calls of io.Copy's 32 KiB.
+// hashBufs are the read buffers of contentSum: 1 MiB reads take a 32nd of
+// the system calls of io.Copy's 32 KiB.
 var hashBufs = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
 
 func (c *resultCache) file(key string) string { return filepath.Join(c.dir, key[:2], key+".bin") }
