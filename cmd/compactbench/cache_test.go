@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/compactbench/compactbench/internal/testutil"
 )
@@ -155,7 +158,7 @@ func TestRunCache(t *testing.T) {
 	sameOutputs(t, filepath.Join(dir, "plain2"), filepath.Join(dir, "grown"))
 
 	// Corrupt every entry in a different way: each is ignored, never read.
-	entries, _ := filepath.Glob(filepath.Join(cache, "*", "*.json"))
+	entries, _ := filepath.Glob(filepath.Join(cache, "*", "*.bin"))
 	if len(entries) < 3 {
 		t.Fatalf("cache holds %d entries", len(entries))
 	}
@@ -274,4 +277,140 @@ func firstSession(t *testing.T, dir string) string {
 		t.Fatal("no session under " + dir)
 	}
 	return found
+}
+
+// BenchmarkRunWarm is a warm `run --cache` (-j 1) over a generated corpus
+// (COMPACTBENCH_WARM_BYTES, 32MiB by default; made in a temporary
+// directory) next to a cold run without a cache: cpu-ms/op is the warm
+// run's process CPU time, and the cold run's is reported as cold-cpu-ms,
+// so warm/cold reads directly. In a -cpuprofile the warm runs carry the
+// label run=warm (pprof -tagfocus run=warm).
+func BenchmarkRunWarm(b *testing.B) {
+	size := os.Getenv("COMPACTBENCH_WARM_BYTES")
+	if size == "" {
+		size = "32MiB"
+	}
+	dir := b.TempDir()
+	corpus, cache := filepath.Join(dir, "corpus"), filepath.Join(dir, "cache")
+	if code, _, errs := runCLI(b, "gen", "--bytes", size, "--quiet", corpus); code != 0 {
+		b.Fatalf("gen: exit %d: %s", code, errs)
+	}
+	run := func(args ...string) {
+		b.Helper()
+		args = append([]string{"run", "-q", "--no-progress", "-j", "1", "-o", filepath.Join(dir, "out")}, args...)
+		if code, _, errs := runCLI(b, append(args, corpus)...); code != 0 {
+			b.Fatalf("exit %d: %s", code, errs)
+		}
+	}
+	cpu := testutil.CPUTime()
+	run()
+	cold := testutil.CPUTime() - cpu
+	run("--cache", cache)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu = testutil.CPUTime()
+	pprof.Do(context.Background(), pprof.Labels("run", "warm"), func(context.Context) {
+		for i := 0; i < b.N; i++ {
+			run("--cache", cache)
+		}
+	})
+	b.ReportMetric(float64(testutil.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(cold)/1e6, "cold-cpu-ms")
+}
+
+// TestRunCacheStatIndex: a warm run takes unchanged inputs' content hashes
+// from the stat index without reading them; a file rewritten with the same
+// size and its old modification time is read again (its status-change time
+// moved) and only it is analysed; a damaged index costs hashing, never a
+// wrong result; files written just before they are hashed are not recorded.
+func TestRunCacheStatIndex(t *testing.T) {
+	if _, ok := statOf(mustStat(t, "cache_test.go")); !ok {
+		t.Skip("no stat index on this platform")
+	}
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "seeds")
+	copyTree(t, "../../corpora/seeds", corpus)
+	nfiles := countInputs(t, corpus)
+	cache := filepath.Join(dir, "cache")
+
+	// Freshly written files are racy: hashed every time, never recorded.
+	cachedRun(t, cache, filepath.Join(dir, "racy"), corpus)
+	if n := len(openStatIndex(cache).m); n != 0 {
+		t.Fatalf("%d files written within the racy window were recorded", n)
+	}
+
+	saved := racyWindow
+	t.Cleanup(func() { racyWindow = saved })
+	racyWindow = 0
+	time.Sleep(50 * time.Millisecond) // past the files' timestamp tick
+	plainRun(t, filepath.Join(dir, "plain"), corpus)
+	cachedRun(t, cache, filepath.Join(dir, "cold"), corpus)
+	if n := len(openStatIndex(cache).m); n < nfiles {
+		t.Fatalf("the index holds %d of %d inputs", n, nfiles)
+	}
+	hashed := filesHashed.Load()
+	if r, a := cachedRun(t, cache, filepath.Join(dir, "warm"), corpus); r != nfiles || a != 0 {
+		t.Fatalf("warm run: %d reused, %d analysed; want %d, 0", r, a, nfiles)
+	}
+	if n := filesHashed.Load() - hashed; n != 0 {
+		t.Errorf("the warm run hashed %d unchanged files", n)
+	}
+	sameOutputs(t, filepath.Join(dir, "plain"), filepath.Join(dir, "warm"))
+
+	// Same size, same modification time, other content.
+	changed := firstSession(t, corpus)
+	fi := mustStat(t, changed)
+	data, err := os.ReadFile(changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(data, []byte("Please"))
+	if i < 0 {
+		t.Fatalf("%s: no \"Please\"", changed)
+	}
+	copy(data[i:], "PLEASE")
+	time.Sleep(50 * time.Millisecond)
+	if err := os.WriteFile(changed, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(changed, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if after := mustStat(t, changed); after.Size() != fi.Size() || !after.ModTime().Equal(fi.ModTime()) {
+		t.Fatal("the rewrite changed the size or the modification time")
+	}
+	plainRun(t, filepath.Join(dir, "plain2"), corpus)
+	hashed = filesHashed.Load()
+	if r, a := cachedRun(t, cache, filepath.Join(dir, "rewritten"), corpus); r != nfiles-1 || a != 1 {
+		t.Fatalf("after a same-size rewrite: %d reused, %d analysed; want %d, 1", r, a, nfiles-1)
+	}
+	if n := filesHashed.Load() - hashed; n != 1 {
+		t.Errorf("hashed %d files, want the rewritten one", n)
+	}
+	sameOutputs(t, filepath.Join(dir, "plain2"), filepath.Join(dir, "rewritten"))
+
+	// A damaged index: cut in the middle of a record, then garbage.
+	ixPath := filepath.Join(cache, statIndexName)
+	ix, err := os.ReadFile(ixPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]byte{ix[:len(ix)/2], append(bytes.Clone(ix[:len(ix)/3]), "\xff\xff\xff\xff garbage"...)} {
+		if err := os.WriteFile(ixPath, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r, a := cachedRun(t, cache, filepath.Join(dir, "damaged"), corpus); r != nfiles || a != 0 {
+			t.Fatalf("damaged index: %d reused, %d analysed; want %d, 0", r, a, nfiles)
+		}
+		sameOutputs(t, filepath.Join(dir, "plain2"), filepath.Join(dir, "damaged"))
+	}
+}
+
+func mustStat(t *testing.T, path string) os.FileInfo {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
 }

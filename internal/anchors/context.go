@@ -1,6 +1,7 @@
 package anchors
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -46,8 +47,7 @@ type PreservationContext struct {
 
 // ExtractContext computes the PreservationContext of turns.
 func ExtractContext(turns []transcript.Turn) PreservationContext {
-	c := &contexts{turns: turns}
-	return foldContext(c.get(), turns, c.errorsOf(0, len(turns)))
+	return (&contexts{turns: turns}).fold(0, len(turns))
 }
 
 // Format renders the context as seed 000's format_for_summary:
@@ -81,29 +81,138 @@ type turnContext struct {
 	isGoal bool
 }
 
-// contexts computes the turnContext of every turn once, on first use; the
-// evaluations of one Suite.Evaluate call share it.
+// contexts computes the turnContext of every turn once, on first use, and
+// indexes them so that the PreservationContext of any window of turns costs
+// a pass over the window's files and goals only; the evaluations of one
+// Suite.Evaluate call share it.
 type contexts struct {
 	once  sync.Once
 	turns []transcript.Turn
 	ctx   []turnContext
-	// errs are every turn's errors in order, turn i's from errAt[i] to
-	// errAt[i+1]: the ErrorStates of a range of turns, without copying.
+	// errs are every turn's errors in turn order; turn i's are
+	// errs[errAt[i]:errAt[i+1]].
 	errs  []string
-	errAt []int
+	errAt []int32
+	// files are every turn's files in turn order (turn i's from fileAt[i]);
+	// filePrev[j] is the position in files of the previous occurrence of
+	// files[j] (-1 for none), so files[j] is new in a window exactly when
+	// filePrev[j] is before the window's first file.
+	files    []string
+	fileAt   []int32
+	filePrev []int32
+	// build[i] is the last turn at or before i with a decisive result
+	// (-1 for none).
+	build []int32
+	// goals are the turns with a goal, in order; goalPrev[k] is the
+	// position in goals of the previous turn with the same goal (-1).
+	goals    []int32
+	goalPrev []int32
 }
 
 func (c *contexts) get() []turnContext {
-	c.once.Do(func() {
-		c.ctx = make([]turnContext, len(c.turns))
-		c.errAt = make([]int, len(c.turns)+1)
-		for i := range c.turns {
-			c.ctx[i] = contextOf(&c.turns[i])
-			c.errs = append(c.errs, c.ctx[i].errors...)
-			c.errAt[i+1] = len(c.errs)
-		}
-	})
+	c.once.Do(c.index)
 	return c.ctx
+}
+
+func (c *contexts) index() {
+	n := len(c.turns)
+	c.ctx = make([]turnContext, n)
+	var lower []byte // scratch for lower-cased tool outputs
+	nerr, nfile := 0, 0
+	for i := range c.turns {
+		c.ctx[i] = contextOf(&c.turns[i], &lower)
+		nerr += len(c.ctx[i].errors)
+		nfile += len(c.ctx[i].files)
+	}
+	c.errAt = make([]int32, n+1)
+	c.fileAt = make([]int32, n+1)
+	c.build = make([]int32, n)
+	if nerr > 0 {
+		c.errs = make([]string, 0, nerr)
+	}
+	c.files = make([]string, 0, nfile)
+	c.filePrev = make([]int32, 0, nfile)
+	lastFile := make(map[string]int32)
+	lastGoal := make(map[string]int32)
+	build := int32(-1)
+	for i := range c.ctx {
+		tc := &c.ctx[i]
+		c.errAt[i], c.fileAt[i] = int32(len(c.errs)), int32(len(c.files))
+		c.errs = append(c.errs, tc.errors...)
+		for _, f := range tc.files {
+			prev, ok := lastFile[f]
+			if !ok {
+				prev = -1
+			}
+			lastFile[f] = int32(len(c.files))
+			c.files = append(c.files, f)
+			c.filePrev = append(c.filePrev, prev)
+		}
+		if tc.build != BuildUnknown {
+			build = int32(i)
+		}
+		c.build[i] = build
+		if tc.isGoal {
+			prev, ok := lastGoal[tc.goal]
+			if !ok {
+				prev = -1
+			}
+			lastGoal[tc.goal] = int32(len(c.goals))
+			c.goals = append(c.goals, int32(i))
+			c.goalPrev = append(c.goalPrev, prev)
+		}
+	}
+	c.errAt[n], c.fileAt[n] = int32(len(c.errs)), int32(len(c.files))
+}
+
+// fold is the PreservationContext of turns[from:to]. Its ErrorStates share
+// the index's memory (capacity clipped, so appending copies).
+func (c *contexts) fold(from, to int) PreservationContext {
+	c.get()
+	pc := PreservationContext{BuildStatus: BuildUnknown, LastUserIntent: "Continue conversation"}
+	if to <= from {
+		pc.ActiveFiles, pc.CurrentGoals, pc.ErrorStates = []string{}, []string{}, []string{}
+		return pc
+	}
+	f0, f1 := c.fileAt[from], c.fileAt[to]
+	nf := 0
+	for j := f0; j < f1; j++ {
+		if c.filePrev[j] < f0 {
+			nf++
+		}
+	}
+	pc.ActiveFiles = make([]string, 0, nf)
+	for j := f0; j < f1; j++ {
+		if c.filePrev[j] < f0 {
+			pc.ActiveFiles = append(pc.ActiveFiles, c.files[j])
+		}
+	}
+	pc.ErrorStates = []string{}
+	if e0, e1 := c.errAt[from], c.errAt[to]; e1 > e0 {
+		pc.ErrorStates = c.errs[e0:e1:e1]
+	}
+	if b := c.build[to-1]; b >= int32(from) {
+		pc.BuildStatus = c.ctx[b].build
+	}
+	// The goals are the distinct goals in the order of their first turn in
+	// the window, the last 3 kept: walk back over the window's goal turns
+	// and keep those whose goal does not occur earlier in the window.
+	g0, _ := slices.BinarySearch(c.goals, int32(from))
+	g1, _ := slices.BinarySearch(c.goals, int32(to))
+	var keep [3]int32
+	nk := 0
+	for k := g1 - 1; k >= g0 && nk < len(keep); k-- {
+		if c.goalPrev[k] < int32(g0) {
+			keep[nk] = c.goals[k]
+			nk++
+		}
+	}
+	pc.CurrentGoals = make([]string, nk)
+	for k := 0; k < nk; k++ {
+		pc.CurrentGoals[nk-1-k] = c.ctx[keep[k]].goal
+	}
+	pc.LastUserIntent = transcript.FirstRunes(c.turns[to-1].UserMessage, 200)
+	return pc
 }
 
 // callFile is the seeds' ToolCall::filename(): the file a call works on
@@ -119,7 +228,9 @@ func callFile(c *transcript.ToolCall) string {
 // goalMarkers are the seed's goal indicators, matched on lower-cased text.
 var goalMarkers = []string{"help me", "i want to", "i need to", "please"}
 
-func contextOf(t *transcript.Turn) turnContext {
+// contextOf computes a turn's context; lower is scratch space for
+// lower-cased tool outputs.
+func contextOf(t *transcript.Turn, lower *[]byte) turnContext {
 	var c turnContext
 	for i := range t.ToolCalls {
 		if f := callFile(&t.ToolCalls[i]); f != "" {
@@ -136,86 +247,22 @@ func contextOf(t *transcript.Turn) turnContext {
 			}
 			c.errors = append(c.errors, transcript.FirstRunes(line, 100))
 		}
-		lower := lowerForASCII(r.Output)
-		if strings.Contains(lower, "test") {
-			if strings.Contains(lower, "pass") || strings.Contains(lower, "success") {
+		out := lowerInto(lower, r.Output)
+		if strings.Contains(out, "test") {
+			if strings.Contains(out, "pass") || strings.Contains(out, "success") {
 				c.build = BuildPassing
-			} else if strings.Contains(lower, "fail") || strings.Contains(lower, "error") {
+			} else if strings.Contains(out, "fail") || strings.Contains(out, "error") {
 				c.build = BuildFailing
 			}
 		}
 	}
-	lower := lowerForASCII(t.UserMessage)
+	user := lowerInto(lower, t.UserMessage)
 	for _, m := range goalMarkers {
-		if strings.Contains(lower, m) {
+		if strings.Contains(user, m) {
 			first, _, _ := strings.Cut(t.UserMessage, ".")
 			c.goal, c.isGoal = transcript.FirstRunes(first, 100), true
 			break
 		}
 	}
 	return c
-}
-
-// lowerForASCII returns s lower-cased for looking up ASCII needles: every
-// ASCII string occurs in it exactly when it occurs in strings.ToLower(s).
-// Lower-casing maps ASCII letters to ASCII and every other rune to non-ASCII
-// runes, except U+0130 (İ) and U+212A (KELVIN SIGN), which become 'i' and
-// 'k'; without them, folding the ASCII letters (asciiLower, no copy when
-// there is no capital) gives the same answers as the full Unicode mapping at
-// a fraction of its cost on long tool outputs.
-func lowerForASCII(s string) string {
-	if strings.Contains(s, "\u0130") || strings.Contains(s, "\u212a") {
-		return strings.ToLower(s)
-	}
-	return asciiLower(s)
-}
-
-// errorsOf are the errors of turns [from, to), in order; the list is
-// shared: appending to it copies.
-func (c *contexts) errorsOf(from, to int) []string {
-	c.get()
-	a, b := c.errAt[from], c.errAt[to]
-	if a == b {
-		return []string{}
-	}
-	return c.errs[a:b:b]
-}
-
-// foldContext folds the turn contexts cs of turns into their
-// PreservationContext; errs are their errors (contexts.errorsOf).
-func foldContext(cs []turnContext, turns []transcript.Turn, errs []string) PreservationContext {
-	pc := PreservationContext{BuildStatus: BuildUnknown, ActiveFiles: []string{}, CurrentGoals: []string{}, ErrorStates: errs}
-	seen := map[string]bool{}
-	for i := range cs {
-		c := &cs[i]
-		for _, f := range c.files {
-			if !seen[f] {
-				seen[f] = true
-				pc.ActiveFiles = append(pc.ActiveFiles, f)
-			}
-		}
-		if c.build != BuildUnknown {
-			pc.BuildStatus = c.build
-		}
-		if c.isGoal {
-			dup := false
-			for _, g := range pc.CurrentGoals {
-				if g == c.goal {
-					dup = true
-					break
-				}
-			}
-			if !dup {
-				pc.CurrentGoals = append(pc.CurrentGoals, c.goal)
-			}
-		}
-	}
-	if n := len(pc.CurrentGoals); n > 3 {
-		pc.CurrentGoals = pc.CurrentGoals[n-3:]
-	}
-	pc.LastUserIntent = "Continue conversation"
-	if len(turns) > 0 {
-		pc.LastUserIntent = transcript.FirstRunes(turns[len(turns)-1].UserMessage, 200)
-	}
-	return pc
 }

@@ -85,7 +85,8 @@ func (s *Suite) Evaluate(turns []transcript.Turn) []*Evaluation {
 }
 
 func (p *program) evaluate(turns []transcript.Turn) []*Evaluation {
-	facts := p.facts(turns)
+	facts, fs := p.facts(turns)
+	defer fs.release()
 	ctx := &contexts{turns: turns} // the same for every set
 	out := make([]*Evaluation, len(p.sets))
 	var none text // the next prompt of a turn at the end of a window
@@ -101,7 +102,7 @@ func (p *program) evaluate(turns []transcript.Turn) []*Evaluation {
 			// recorded yet: the last turn of a window (Anchors).
 			e.blind = make([]int16, len(turns))
 			scratch := make([]bool, nr)
-			if none.known == nil {
+			if none.memo == nil {
 				none = p.noText()
 			}
 			for i := range turns {
@@ -189,9 +190,12 @@ func (e *Evaluation) Anchors(from, to int) []Anchor {
 // natural anchors, a synthetic anchor at the window's last turn when none
 // fired and the set has a fallback, and the PreservationContext of the
 // window. A turn's previous_error is the one it had in the evaluated list.
+// The context comes from an index of the evaluated turns built once, so a
+// window costs a pass over its files and goals only; its ErrorStates share
+// the index's memory (read them, do not write them; appending copies).
 func (e *Evaluation) Flow(from, to int) Flow {
 	f := e.Detect(from, to)
-	f.Context = foldContext(e.ctx.get()[from:to], e.turns[from:to], e.ctx.errorsOf(from, to))
+	f.Context = e.ctx.fold(from, to)
 	return f
 }
 

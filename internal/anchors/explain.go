@@ -40,7 +40,8 @@ func (s *RuleSet) Explain(turns []transcript.Turn, i int) []Explanation {
 	p := s.program()
 	// the previous turn for passes_again, the next for next_user
 	from := max(i-1, 0)
-	facts := p.facts(turns[from:min(i+2, len(turns))])
+	facts, fs := p.facts(turns[from:min(i+2, len(turns))])
+	defer fs.release()
 	f := &facts[i-from]
 	cs := p.sets[0]
 	var out []Explanation

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -264,19 +266,24 @@ func (p *program) text(t *Text) *tnode {
 }
 
 // text is one text of a turn with its lazily lower-cased forms and the memo
-// of leaf answers: bit i of known says leaf i was evaluated, bit i of val
-// holds its answer.
+// of leaf answers: with nw words per half, bit i of memo[:nw] says leaf i
+// was evaluated and bit i of memo[nw:] holds its answer.
 type text struct {
-	s       string
+	s     string
+	memo  []uint64
+	forms *textForms // nil until a lower-cased form is needed
+	ascii int8       // 0 unknown, 1 yes, 2 no
+}
+
+// textForms are the lower-cased forms of a text, made on demand (most texts
+// are searched without one).
+type textForms struct {
 	lower   string // strings.ToLower(s)
 	alower  string // s with ASCII letters lower-cased
 	prose   string // Prose(lower), for says
 	lowered bool
 	alowed  bool
 	prosed  bool
-	ascii   int8 // 0 unknown, 1 yes, 2 no
-	known   []uint64
-	val     []uint64
 }
 
 func (t *text) isASCII() bool {
@@ -289,20 +296,32 @@ func (t *text) isASCII() bool {
 	return t.ascii == 1
 }
 
+func (t *text) fm() *textForms {
+	if t.forms == nil {
+		t.forms = &textForms{}
+	}
+	return t.forms
+}
+
+// folded reports whether a lower-cased copy of the text exists.
+func (t *text) folded() bool { return t.forms != nil && (t.forms.alowed || t.forms.lowered) }
+
 // low is the Unicode lower-cased text.
 func (t *text) low() string {
-	if !t.lowered {
-		t.lower, t.lowered = strings.ToLower(t.s), true
+	f := t.fm()
+	if !f.lowered {
+		f.lower, f.lowered = strings.ToLower(t.s), true
 	}
-	return t.lower
+	return f.lower
 }
 
 // lowProse is the prose of the lower-cased text (Prose(low())).
 func (t *text) lowProse() string {
-	if !t.prosed {
-		t.prose, t.prosed = Prose(t.low()), true
+	f := t.fm()
+	if !f.prosed {
+		f.prose, f.prosed = Prose(t.low()), true
 	}
-	return t.prose
+	return f.prose
 }
 
 // lowASCII is the text with only ASCII letters lower-cased. For an ASCII
@@ -310,25 +329,64 @@ func (t *text) lowProse() string {
 // non-ASCII letters that lower-case to ASCII (KELVIN SIGN, LATIN CAPITAL I
 // WITH DOT ABOVE), which it does not fold.
 func (t *text) lowASCII() string {
-	if t.lowered {
-		return t.lower
+	f := t.fm()
+	if f.lowered {
+		return f.lower
 	}
-	if !t.alowed {
-		t.alower, t.alowed = asciiLower(t.s), true
+	if !f.alowed {
+		f.alower, f.alowed = asciiLower(t.s), true
 	}
-	return t.alower
+	return f.alower
 }
 
+// asciiLower returns s with its ASCII letters lower-cased (s itself when
+// it has no capital).
 func asciiLower(s string) string {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	// upperMask has the high bit of every byte of w in 'A'..'Z'.
-	upperMask := func(w uint64) uint64 {
-		h := w &^ highs
-		geA := h + (0x80-'A')*ones // high bit set where the byte >= 'A'
-		gtZ := h + (0x7f-'Z')*ones // high bit set where the byte > 'Z'
-		return (geA ^ gtZ) &^ w & highs
+	i := firstUpper(s)
+	if i >= len(s) {
+		return s
 	}
-	// Find the first upper-case letter eight bytes at a time.
+	b := []byte(s)
+	foldUpper(b[i:])
+	return string(b)
+}
+
+// lowerInto returns s lower-cased for looking up ASCII needles: every
+// ASCII string occurs in it exactly when it occurs in strings.ToLower(s).
+// Lower-casing maps ASCII letters to ASCII and every other rune to non-ASCII
+// runes, except U+0130 (İ) and U+212A (KELVIN SIGN), which become 'i' and
+// 'k'; without them, folding the ASCII letters gives the same answers as the
+// full Unicode mapping at a fraction of its cost on long tool outputs. It
+// returns s itself when s has no ASCII capital, else writes into *buf
+// (reused between calls): that string shares buf's memory and is valid only
+// until the next call with the same buffer.
+func lowerInto(buf *[]byte, s string) string {
+	if strings.Contains(s, "\u0130") || strings.Contains(s, "\u212a") {
+		return strings.ToLower(s)
+	}
+	i := firstUpper(s)
+	if i >= len(s) {
+		return s
+	}
+	b := append((*buf)[:0], s...)
+	foldUpper(b[i:])
+	*buf = b
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+// upperMask has the high bit of every byte of w in 'A'..'Z'.
+func upperMask(w uint64) uint64 {
+	h := w &^ highs
+	geA := h + (0x80-'A')*ones // high bit set where the byte >= 'A'
+	gtZ := h + (0x7f-'Z')*ones // high bit set where the byte > 'Z'
+	return (geA ^ gtZ) &^ w & highs
+}
+
+// firstUpper is the position of the first ASCII capital of s (len(s) for
+// none), found eight bytes at a time.
+func firstUpper(s string) int {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
 		if upperMask(le64(s, i)) != 0 {
@@ -337,10 +395,12 @@ func asciiLower(s string) string {
 	}
 	for ; i < len(s) && !('A' <= s[i] && s[i] <= 'Z'); i++ {
 	}
-	if i >= len(s) {
-		return s
-	}
-	b := []byte(s)
+	return i
+}
+
+// foldUpper lower-cases the ASCII letters of b in place.
+func foldUpper(b []byte) {
+	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])
 		binary.LittleEndian.PutUint64(b[i:], w|upperMask(w)>>2)
@@ -350,7 +410,6 @@ func asciiLower(s string) string {
 			b[i] = c + 'a' - 'A'
 		}
 	}
-	return string(b)
 }
 
 // le64 reads eight bytes of s at i, little-endian.
@@ -371,8 +430,9 @@ func isASCII(s string) bool {
 
 func (t *text) leaf(l *leaf, id int32) bool {
 	w, bit := id>>6, uint64(1)<<(id&63)
-	if t.known[w]&bit != 0 {
-		return t.val[w]&bit != 0
+	known, val := t.memo[:len(t.memo)/2], t.memo[len(t.memo)/2:]
+	if known[w]&bit != 0 {
+		return val[w]&bit != 0
 	}
 	var v bool
 	switch l.op {
@@ -391,9 +451,9 @@ func (t *text) leaf(l *leaf, id int32) bool {
 			}
 		}
 	}
-	t.known[w] |= bit
+	known[w] |= bit
 	if v {
-		t.val[w] |= bit
+		val[w] |= bit
 	}
 	return v
 }
@@ -402,7 +462,7 @@ func (t *text) leaf(l *leaf, id int32) bool {
 func (l *leaf) contains(t *text) bool {
 	h := t.s
 	switch {
-	case l.folder != nil && !t.alowed && !t.lowered:
+	case l.folder != nil && !t.folded():
 		// One pass, no lower-cased copy (unless another leaf made one).
 		return l.folder.in(t.s)
 	case l.fold && l.ascii:
@@ -448,25 +508,59 @@ type turnFacts struct {
 	results   []resultFacts
 }
 
-// facts builds the facts of every turn, with one memo slab for all texts.
-func (p *program) facts(turns []transcript.Turn) []turnFacts {
+// factScratch holds the arrays of one evaluation's facts; evaluations
+// take them from factPool and give them back cleared, so that evaluating a
+// transcript allocates nothing for its facts once the arrays have grown.
+type factScratch struct {
+	slab    []uint64
+	calls   []callFacts
+	results []resultFacts
+	turns   []turnFacts
+	cmds    map[string]string
+}
+
+var factPool = sync.Pool{New: func() any { return &factScratch{cmds: map[string]string{}} }}
+
+// sized returns s with length n, reallocated when too small; the pool
+// hands out cleared arrays.
+func sized[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// release clears the arrays (they must not keep transcripts alive) and
+// returns them to the pool.
+func (fs *factScratch) release() {
+	clear(fs.slab)
+	clear(fs.calls)
+	clear(fs.results)
+	clear(fs.turns)
+	clear(fs.cmds)
+	factPool.Put(fs)
+}
+
+// facts builds the facts of every turn, with one memo slab for all texts,
+// in arrays from the pool: fs.release() once the facts are no longer used.
+func (p *program) facts(turns []transcript.Turn) (out []turnFacts, fs *factScratch) {
 	nw := (len(p.leaves) + 63) / 64
 	ncalls, nresults := 0, 0
 	for i := range turns {
 		ncalls += len(turns[i].ToolCalls)
 		nresults += len(turns[i].ToolResults)
 	}
-	// One allocation each for the memo bits, the calls and the results.
-	slab := make([]uint64, 2*(3*len(turns)+3*ncalls+2*nresults)*nw)
+	fs = factPool.Get().(*factScratch)
+	fs.slab = sized(fs.slab, 2*(3*len(turns)+3*ncalls+2*nresults)*nw)
+	fs.calls = sized(fs.calls, ncalls)
+	fs.results = sized(fs.results, nresults)
+	fs.turns = sized(fs.turns, len(turns))
+	slab, calls, results, cmds, out := fs.slab, fs.calls, fs.results, fs.cmds, fs.turns
 	take := func(s string) text {
-		t := text{s: s, known: slab[:nw:nw], val: slab[nw : 2*nw : 2*nw]}
+		t := text{s: s, memo: slab[: 2*nw : 2*nw]}
 		slab = slab[2*nw:]
 		return t
 	}
-	calls := make([]callFacts, ncalls)
-	results := make([]resultFacts, nresults)
-	cmds := map[string]string{}
-	out := make([]turnFacts, len(turns))
 	for i := range turns {
 		t := &turns[i]
 		f := &out[i]
@@ -510,7 +604,7 @@ func (p *program) facts(turns []transcript.Turn) []turnFacts {
 			f.results[j] = resultFacts{name: r.Name, success: r.Success, output: take(r.Output), command: take(cmds[r.ID])}
 		}
 	}
-	return out
+	return out, fs
 }
 
 // callCommands fills m (cleared first) with the command of each tool call
@@ -605,7 +699,7 @@ func (p *program) holds(n *cnode, f *turnFacts) bool {
 func (p *program) noText() text {
 	nw := (len(p.leaves) + 63) / 64
 	m := make([]uint64, 2*nw)
-	return text{known: m[:nw:nw], val: m[nw:]}
+	return text{memo: m}
 }
 
 func (p *program) callMatches(n *cnode, c *callFacts) bool {

@@ -107,19 +107,45 @@ func GroupTurns(msgs []Message) []Turn {
 		}
 	}
 
-	names := make(map[string]string)
-	kinds := make(map[string]ToolKind)
+	// The tools by call id, and each turn's number of calls and results:
+	// the turns' calls and results are cut from one array each.
+	type tool struct {
+		name string
+		kind ToolKind
+	}
+	ncalls, nresults := make([]int32, len(starts)), make([]int32, len(starts))
+	allCalls, allResults := 0, 0
+	for k, s := range starts {
+		e := len(msgs)
+		if k+1 < len(starts) {
+			e = starts[k+1]
+		}
+		for i := s; i < e; i++ {
+			for j := range msgs[i].Blocks {
+				switch msgs[i].Blocks[j].Kind {
+				case BlockToolUse:
+					ncalls[k]++
+				case BlockToolResult:
+					nresults[k]++
+				}
+			}
+		}
+		allCalls += int(ncalls[k])
+		allResults += int(nresults[k])
+	}
+	tools := make(map[string]tool, allCalls)
 	for i := range msgs {
 		for j := range msgs[i].Blocks {
 			b := &msgs[i].Blocks[j]
 			if b.Kind == BlockToolUse {
-				names[b.ToolID] = b.ToolName
-				kinds[b.ToolID] = b.ToolKind()
+				tools[b.ToolID] = tool{b.ToolName, b.ToolKind()}
 			}
 		}
 	}
+	calls, results := make([]ToolCall, 0, allCalls), make([]ToolResult, 0, allResults)
 
 	turns := make([]Turn, len(starts))
+	var resp []string
 	for k, s := range starts {
 		e := len(msgs)
 		if k+1 < len(starts) {
@@ -135,7 +161,15 @@ func GroupTurns(msgs []Message) []Turn {
 			}
 			tr.PromptUUID, tr.PromptTime = msgs[p].UUID, msgs[p].Timestamp
 		}
-		var resp []string
+		// A turn's calls and results are the next ones of the shared
+		// arrays, capacity clipped so that appending to them copies.
+		if n := int(ncalls[k]); n > 0 {
+			tr.ToolCalls = calls[len(calls) : len(calls) : len(calls)+n]
+		}
+		if n := int(nresults[k]); n > 0 {
+			tr.ToolResults = results[len(results) : len(results) : len(results)+n]
+		}
+		resp = resp[:0]
 		for i := s; i < e; i++ {
 			m := &msgs[i]
 			for j := range m.Blocks {
@@ -144,16 +178,17 @@ func GroupTurns(msgs []Message) []Turn {
 				case b.Kind == BlockToolUse:
 					tr.ToolCalls = append(tr.ToolCalls, ToolCall{ID: b.ToolID, Name: b.ToolName, Kind: b.ToolKind(), Input: b.Input, Path: b.Path, Command: b.Command})
 				case b.Kind == BlockToolResult:
-					kind, ok := kinds[b.ToolID]
+					tl, ok := tools[b.ToolID]
 					if !ok {
-						kind = b.ToolKind()
+						tl.kind = b.ToolKind()
 					}
-					tr.ToolResults = append(tr.ToolResults, ToolResult{ID: b.ToolID, Name: names[b.ToolID], Kind: kind, Success: !b.IsError, Output: b.Text, Images: b.Images})
+					tr.ToolResults = append(tr.ToolResults, ToolResult{ID: b.ToolID, Name: tl.name, Kind: tl.kind, Success: !b.IsError, Output: b.Text, Images: b.Images})
 				case b.Kind == BlockText && m.Role == RoleAssistant:
 					resp = append(resp, b.Text)
 				}
 			}
 		}
+		calls, results = calls[:len(calls)+len(tr.ToolCalls)], results[:len(results)+len(tr.ToolResults)]
 		tr.AssistantResponse = strings.Join(resp, "\n")
 		if k > 0 {
 			prev := &turns[k-1]

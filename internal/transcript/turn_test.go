@@ -155,3 +155,49 @@ func TestFirstRunes(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupTurnsTools: calls and results land in their turns, paired by id
+// (a result without its call keeps no name), a turn without tools has nil
+// lists, and appending to one turn's lists never writes into the next turn's
+// (they are cut from shared arrays with their capacity clipped).
+func TestGroupTurnsTools(t *testing.T) {
+	msgs := []Message{
+		prompt("a"), call("t1", "Bash"), call("t2", "Read"), result("t2", false, "r2"), result("t1", true, "r1"),
+		prompt("b"), say("nothing"),
+		prompt("c"), result("gone", false, "orphan"), call("t3", "Edit"), result("t3", false, "r3"),
+	}
+	turns := GroupTurns(msgs)
+	type tr struct{ calls, results string }
+	var got []tr
+	for _, tn := range turns {
+		var c, r []string
+		for _, x := range tn.ToolCalls {
+			c = append(c, x.ID+":"+x.Name)
+		}
+		for _, x := range tn.ToolResults {
+			r = append(r, x.ID+":"+x.Name+":"+x.Output+":"+strconv.FormatBool(x.Success))
+		}
+		got = append(got, tr{strings.Join(c, ","), strings.Join(r, ",")})
+	}
+	want := []tr{
+		{"t1:Bash,t2:Read", "t2:Read:r2:true,t1:Bash:r1:false"},
+		{"", ""},
+		{"t3:Edit", "gone::orphan:true,t3:Edit:r3:true"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("turns: %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("turn %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if turns[1].ToolCalls != nil || turns[1].ToolResults != nil {
+		t.Errorf("a turn without tools has lists %v %v", turns[1].ToolCalls, turns[1].ToolResults)
+	}
+	_ = append(turns[0].ToolCalls, ToolCall{ID: "x"})
+	_ = append(turns[0].ToolResults, ToolResult{ID: "x"})
+	if turns[2].ToolCalls[0].ID != "t3" || turns[2].ToolResults[0].ID != "gone" {
+		t.Errorf("appending to turn 0 overwrote turn 2: %+v %+v", turns[2].ToolCalls, turns[2].ToolResults)
+	}
+}
