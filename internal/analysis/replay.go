@@ -141,12 +141,14 @@ func replayRows(t *transcript.Transcript, cfg *Config, gr *tokens.GenRulers) ([]
 	var events []EventRow
 	var summaries []SummaryRow
 	series := newSeries(t, sh)
+	var evs []compaction.Event // each replay's events become rows before the next replay reuses the list
 	for _, st := range cfg.strategies() {
 		if cfg.cancelled() {
 			break
 		}
 		id := st.Spec.ID
-		run, evs := compaction.Replay(sh, id, st.Spec.New(st.Params), opt, overhead, base.CostUSD)
+		var run compaction.Run
+		run, evs = compaction.ReplayAppend(sh, id, st.Spec.New(st.Params), opt, overhead, base.CostUSD, evs)
 		series.add(&run, evs)
 		runs = append(runs, runRow(t, &st, cc.Mode, &run, &base))
 		for i := range evs {

@@ -57,6 +57,7 @@ func textBytes(ts []*transcript.Transcript) int64 {
 // real corpus (MB/s of model-visible text; cpu-MB/s by process CPU time,
 // which a loaded machine distorts less).
 func BenchmarkIndexFacts(b *testing.B) {
+	unchecked(b)
 	ts := corpus(b)
 	n := textBytes(ts)
 	b.SetBytes(n)
@@ -74,6 +75,7 @@ func BenchmarkIndexFacts(b *testing.B) {
 // BenchmarkReplayAll replays every strategy over the real corpus with a
 // 60,000-token window, so that every strategy compacts.
 func BenchmarkReplayAll(b *testing.B) {
+	unchecked(b)
 	ts := corpus(b)
 	metric := ruler(b, "calibrated")
 	b.SetBytes(textBytes(ts))
@@ -98,6 +100,7 @@ func BenchmarkReplayAll(b *testing.B) {
 // no-compaction baseline over it, at the models' windows and at a 60,000-token
 // window. Target (issue 5): replaying costs less than loading.
 func BenchmarkStrategiesVsLoading(b *testing.B) {
+	unchecked(b)
 	corpus(b) // skips without the corpus
 	var paths []string
 	filepath.WalkDir(testutil.RealCorpus(b), func(p string, d os.DirEntry, err error) error {
@@ -145,31 +148,71 @@ func BenchmarkStrategiesVsLoading(b *testing.B) {
 	b.ReportMetric(float64(replay60k)/float64(load), "replay60k/load")
 }
 
-// BenchmarkReplayEach replays each strategy alone over the real corpus (the
-// shared preparation, fact index and baseline included in "prepare").
+// BenchmarkReplayEach replays each strategy alone over the real corpus, at
+// the models' windows and at a 60,000-token window (every session compacts).
+// "prepare" is the shared preparation and the baseline, "facts" the fact
+// index; a strategy's figure leaves both out (the Shared are built once, and
+// their fact index before the strategies run). cpu-ms/op is process CPU
+// time, which a loaded machine distorts less than ns/op.
 func BenchmarkReplayEach(b *testing.B) {
+	unchecked(b)
 	ts := corpus(b)
 	metric := ruler(b, "calibrated")
-	opt := &Options{Metric: metric, Rulers: rulers}
-	b.Run("prepare", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			for _, t := range ts {
-				sh := NewShared(t)
-				Baseline(sh, opt, Overhead(sh, metric))
-			}
-		}
-	})
-	shared := make([]*Shared, len(ts))
-	for i, t := range ts {
-		shared[i] = NewShared(t)
-	}
-	for _, spec := range Specs() {
-		b.Run(spec.ID, func(b *testing.B) {
+	for _, w := range []struct {
+		name   string
+		window int
+	}{{"model", 0}, {"w60k", 60_000}} {
+		opt := &Options{Metric: metric, Rulers: rulers, Window: w.window}
+		b.Run(w.name+"/prepare", func(b *testing.B) {
+			b.ReportAllocs()
+			cpu := testutil.CPUTime()
 			for i := 0; i < b.N; i++ {
-				for _, sh := range shared {
-					Replay(sh, spec.ID, spec.New(spec.Params()), opt, 0, 1)
+				for _, t := range ts {
+					sh := NewShared(t)
+					Baseline(sh, opt, Overhead(sh, metric))
 				}
 			}
+			reportCPU(b, cpu)
 		})
+		b.Run(w.name+"/facts", func(b *testing.B) {
+			b.ReportAllocs()
+			cpu := testutil.CPUTime()
+			for i := 0; i < b.N; i++ {
+				for _, t := range ts {
+					NewShared(t).Facts()
+				}
+			}
+			reportCPU(b, cpu)
+		})
+		shared := make([]*Shared, len(ts))
+		for i, t := range ts {
+			shared[i] = NewShared(t)
+			shared[i].Facts()
+		}
+		for _, spec := range Specs() {
+			b.Run(w.name+"/"+spec.ID, func(b *testing.B) {
+				b.ReportAllocs()
+				cpu := testutil.CPUTime()
+				var events []Event // reused, as the run's replay does
+				for i := 0; i < b.N; i++ {
+					for _, sh := range shared {
+						_, events = ReplayAppend(sh, spec.ID, spec.New(spec.Params()), opt, 0, 1, events)
+					}
+				}
+				reportCPU(b, cpu)
+			})
+		}
 	}
+}
+
+// reportCPU reports the process CPU time since cpu per op, in ms.
+func reportCPU(b *testing.B, cpu time.Duration) {
+	b.ReportMetric(float64(testutil.CPUTime()-cpu)/1e6/float64(b.N), "cpu-ms/op")
+}
+
+// unchecked turns off, for a benchmark, the checks every test makes of
+// what strategies report (checkSame), which cost what they check.
+func unchecked(b *testing.B) {
+	checkSame = false
+	b.Cleanup(func() { checkSame = true })
 }

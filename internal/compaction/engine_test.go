@@ -3,6 +3,7 @@ package compaction
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -255,7 +256,7 @@ func TestRecordingsOwnLossIsNotCounted(t *testing.T) {
 	b.say("done")
 	sim := &Sim{Shared: NewShared(b.transcript()), Metric: ruler(t, "chars4"), lastPrompt: -1}
 	sim.append(len(sim.T.Messages))
-	before := sim.Ctx
+	before := slices.Clone(sim.Ctx) // replace rewrites the context in place
 	sim.replace(append([]Item{sim.Synthetic(transcript.RoleUser, "s")}, before[1:]...))
 	var ev Event
 	measure(sim, &ev, before, sim.Tokens(), &Outcome{})

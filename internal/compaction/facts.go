@@ -1,6 +1,8 @@
 package compaction
 
 import (
+	"bytes"
+	"math/bits"
 	"strings"
 
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -79,7 +81,9 @@ type Fact struct {
 // only text a strategy wrote has get an id when measured (intern).
 type FactIndex struct {
 	facts []Fact
-	ids   map[Fact]int32
+	// ids are the ids of the facts, by kind and text (string keys hash
+	// faster than Fact keys).
+	ids [numFactKinds]map[string]int32
 	// perMsg are the ids of the distinct facts extracted from each message.
 	perMsg [][]int32
 	// occ lists, per fact id, the messages the fact occurs in, ascending: for
@@ -95,7 +99,10 @@ type FactIndex struct {
 
 // IndexFacts extracts and indexes the facts of a transcript.
 func IndexFacts(t *transcript.Transcript) *FactIndex {
-	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), ids: map[Fact]int32{}, lines: map[string][]int32{}}
+	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), lines: map[string][]int32{}}
+	for k := range ix.ids {
+		ix.ids[k] = map[string]int32{}
+	}
 	per, start := ix.extractAll(t)
 	for i := range t.Messages {
 		if start[i] < start[i+1] {
@@ -129,10 +136,11 @@ func (ix *FactIndex) extractAll(t *transcript.Transcript) (per []int32, start []
 	// One lookup per occurrence: a fact is new to this message when it
 	// was last found in an earlier one.
 	ex.emit = func(f Fact) {
-		id, ok := ix.ids[f]
+		ids := ix.ids[f.Kind]
+		id, ok := ids[f.Text]
 		if !ok {
 			id = int32(len(ix.facts))
-			ix.ids[f] = id
+			ids[f.Text] = id
 			ix.facts = append(ix.facts, f)
 			last = append(last, -1)
 		}
@@ -179,12 +187,12 @@ func occurrences(per []int32, start []int, n int) [][]int32 {
 // intern returns a fact's id, adding the fact when the recording does not
 // have it (a fact of text a strategy wrote, a path's file name).
 func (ix *FactIndex) intern(f Fact) int32 {
-	if id, ok := ix.ids[f]; ok {
+	if id, ok := ix.ids[f.Kind][f.Text]; ok {
 		return id
 	}
 	base := ix.baseOf(f) // the file name first: it may be new too
 	id := int32(len(ix.facts))
-	ix.ids[f] = id
+	ix.ids[f.Kind][f.Text] = id
 	ix.facts = append(ix.facts, f)
 	var occ []int32
 	if f.Kind.isLine() {
@@ -253,6 +261,7 @@ type extractor struct {
 	// emit, when set, receives every fact found (repeats included) instead
 	// of the deduplicated out list.
 	emit func(Fact)
+	cues cueText
 }
 
 func (ex *extractor) add(k FactKind, s string) {
@@ -354,33 +363,44 @@ var errorLead = func() (t [256]bool) {
 }()
 
 // errorAt is the index of the first error word in s (error, exception,
-// traceback, panic, fatal, fail, ignoring ASCII case), or -1.
+// traceback, panic, fatal, fail, ignoring ASCII case), or -1. It looks
+// seven positions at a time for the words' first two letters (er, ex, tr,
+// pa, fa, either case) and checks the whole word only there.
 func errorAt(s string) int {
-	for i := 0; i+4 <= len(s); i++ {
-		if !errorLead[s[i]] {
-			continue
-		}
-		w := s[i:]
-		switch s[i] | 0x20 {
-		case 'e':
-			if hasFold(w, "error") || hasFold(w, "exception") {
-				return i
-			}
-		case 't':
-			if hasFold(w, "traceback") {
-				return i
-			}
-		case 'p':
-			if hasFold(w, "panic") {
-				return i
-			}
-		case 'f':
-			if hasFold(w, "fatal") || hasFold(w, "fail") {
-				return i
+	i := 0
+	for ; i+8 <= len(s); i += 7 {
+		x := load64(s, i) | lsb*0x20 // ASCII letters lower-cased
+		r, a := eqBytes(x, 'r'), eqBytes(x, 'a')
+		r, a = r>>8, a>>8 // the next byte's marks, moved onto this one
+		c := eqBytes(x, 'e')&(r|eqBytes(x, 'x')>>8) | eqBytes(x, 't')&r | (eqBytes(x, 'p')|eqBytes(x, 'f'))&a
+		for c &= msb >> 8; c != 0; c &= c - 1 {
+			if k := i + bits.TrailingZeros64(c)/8; errorWordAt(s[k:]) {
+				return k
 			}
 		}
 	}
+	for ; i+4 <= len(s); i++ {
+		if errorLead[s[i]] && errorWordAt(s[i:]) {
+			return i
+		}
+	}
 	return -1
+}
+
+// errorWordAt reports whether w starts with an error word, its first letter
+// being one of them (errorLead).
+func errorWordAt(w string) bool {
+	switch w[0] | 0x20 {
+	case 'e':
+		return hasFold(w, "error") || hasFold(w, "exception")
+	case 't':
+		return hasFold(w, "traceback")
+	case 'p':
+		return hasFold(w, "panic")
+	case 'f':
+		return hasFold(w, "fatal") || hasFold(w, "fail")
+	}
+	return false
 }
 
 // hasFold reports whether s starts with the lower-case ASCII word w,
@@ -400,17 +420,63 @@ func hasFold(s, w string) bool {
 var constraintCues = []string{"don't ", "do not ", "dont ", "never ", "always ", "must ", "make sure ",
 	"avoid ", "only use ", "only ", "instead of ", "shouldn't ", "should not ", "without "}
 
-// constraints adds the sentences of a prompt that set a rule.
+// constraints adds the sentences of a prompt that set a rule: a cue at
+// the start of the sentence or after a space (the sentence lower-cased,
+// with a space after it).
 func (ex *extractor) constraints(text string) {
 	for _, s := range sentences(text) {
-		lower := strings.ToLower(s) + " "
-		for _, cue := range constraintCues {
-			if strings.HasPrefix(lower, cue) || strings.Contains(lower, " "+cue) {
-				ex.add(FactConstraint, clip(s, 200))
-				break
-			}
+		if ex.cues.hasWordCue("", s, " ") {
+			ex.add(FactConstraint, clip(s, 200))
 		}
 	}
+}
+
+// constraintCueBytes and spacedConstraintCues are constraintCues as bytes,
+// alone and after a space.
+var constraintCueBytes, spacedConstraintCues = func() (plain, spaced [][]byte) {
+	for _, c := range constraintCues {
+		plain = append(plain, []byte(c))
+		spaced = append(spaced, []byte(" "+c))
+	}
+	return plain, spaced
+}()
+
+// cueText lower-cases sentences for cue lookups into a reused buffer. The
+// cues are ASCII: an ASCII string occurs in s with its ASCII letters
+// lower-cased exactly when it occurs in strings.ToLower(s) (which maps
+// every other rune to non-ASCII runes), except for U+0130 and U+212A,
+// which lower-case to 'i' and 'k': text holding them takes ToLower.
+type cueText struct{ buf []byte }
+
+// lower is pre + s lower-cased + post.
+func (c *cueText) lower(pre, s, post string) []byte {
+	b := append(c.buf[:0], pre...)
+	if strings.Contains(s, "\u0130") || strings.Contains(s, "\u212a") {
+		b = append(b, strings.ToLower(s)...)
+	} else {
+		for i := 0; i < len(s); i++ {
+			ch := s[i]
+			if ch-'A' < 26 {
+				ch += 'a' - 'A'
+			}
+			b = append(b, ch)
+		}
+	}
+	b = append(b, post...)
+	c.buf = b
+	return b
+}
+
+// hasWordCue reports whether pre + s lower-cased + post starts with a
+// constraint cue or has one after a space.
+func (c *cueText) hasWordCue(pre, s, post string) bool {
+	l := c.lower(pre, s, post)
+	for i, cue := range constraintCueBytes {
+		if bytes.HasPrefix(l, cue) || bytes.Contains(l, spacedConstraintCues[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // sentences splits text at . ! ? and newlines, trimmed, non-empty.
@@ -429,43 +495,114 @@ func sentences(text string) []string {
 	return out
 }
 
-// words scans text for path, identifier and URL words.
+// words scans text for path, identifier and URL words. Only words with a
+// slash, backslash, dot or colon (paths, URLs, dotted or positioned names)
+// or an underscore or an upper-case letter after a lower-case one
+// (identifiers) can be facts: it finds the next byte that makes a word so
+// (nextWordHit, eight bytes at a time) and looks only at the word around
+// it, skipping the plain words between.
 func (ex *extractor) words(text string) {
-	for i := 0; i < len(text); {
-		for i < len(text) && wordClass[text[i]]&classSep != 0 {
-			i++
+	for pos := 0; ; {
+		h := nextWordHit(text, pos)
+		if h < 0 {
+			return
 		}
-		j := i
-		// Only words with a slash, backslash, dot or colon (paths, URLs,
-		// dotted or positioned names) or an underscore or an upper-case
-		// letter after a lower-case one (identifiers) can be facts.
-		var seen, prev uint8
-		for j < len(text) {
-			c := wordClass[text[j]]
-			if c&classSep != 0 {
-				break
-			}
-			seen |= c
-			if c&classUpper != 0 && prev&classLower != 0 {
-				seen |= classIdent
-			}
-			prev = c
+		i, j := h, h+1
+		for i > pos && wordClass[text[i-1]]&classSep == 0 {
+			i--
+		}
+		for j < len(text) && wordClass[text[j]]&classSep == 0 {
 			j++
 		}
-		pathy, identy := seen&classPath != 0, seen&classIdent != 0
-		// A JSON key ("file_path": ...) is structure, not a fact.
-		key := j+1 < len(text) && text[j] == '"' && text[j+1] == ':'
-		if (pathy || identy) && !key && j-i >= 3 {
-			if pathy {
-				if identy || !plainWord(text[i:j]) {
-					ex.word(text[i:j])
-				}
-			} else {
-				ex.ident(text[i:j])
-			}
-		}
-		i = j
+		ex.wordAt(text, i, j)
+		pos = j
 	}
+}
+
+// wordAt looks at the word text[i:j] (a maximal run of non-separators).
+func (ex *extractor) wordAt(text string, i, j int) {
+	var seen, prev uint8
+	for k := i; k < j; k++ {
+		c := wordClass[text[k]]
+		seen |= c
+		if c&classUpper != 0 && prev&classLower != 0 {
+			seen |= classIdent
+		}
+		prev = c
+	}
+	pathy, identy := seen&classPath != 0, seen&classIdent != 0
+	// A JSON key ("file_path": ...) is structure, not a fact.
+	key := j+1 < len(text) && text[j] == '"' && text[j+1] == ':'
+	if (pathy || identy) && !key && j-i >= 3 {
+		if pathy {
+			if identy || !plainWord(text[i:j]) {
+				ex.word(text[i:j])
+			}
+		} else {
+			ex.ident(text[i:j])
+		}
+	}
+}
+
+// SWAR constants: a one in every byte, the high bit of every byte, and
+// the other bits.
+const (
+	lsb  uint64 = 0x0101010101010101
+	msb  uint64 = 0x8080808080808080
+	low7 uint64 = 0x7f7f7f7f7f7f7f7f
+)
+
+// load64 reads s[k:k+8] as a little-endian word.
+func load64(s string, k int) uint64 {
+	_ = s[k+7]
+	return uint64(s[k]) | uint64(s[k+1])<<8 | uint64(s[k+2])<<16 | uint64(s[k+3])<<24 |
+		uint64(s[k+4])<<32 | uint64(s[k+5])<<40 | uint64(s[k+6])<<48 | uint64(s[k+7])<<56
+}
+
+// zeroBytes sets the high bit of exactly the zero bytes of x.
+func zeroBytes(x uint64) uint64 {
+	return ^((x&low7 + low7) | x) & msb
+}
+
+// eqBytes sets the high bit of exactly the bytes of x equal to c.
+func eqBytes(x uint64, c byte) uint64 { return zeroBytes(x ^ lsb*uint64(c)) }
+
+// rangeBytes sets the high bit of exactly the bytes of x in [lo, hi]
+// (lo ≤ hi < 0x80).
+func rangeBytes(x uint64, lo, hi byte) uint64 {
+	t := x &^ msb
+	ge := t + lsb*uint64(0x80-lo) // high bit: t ≥ lo
+	gt := t + lsb*uint64(0x7f-hi) // high bit: t > hi
+	return ge &^ gt &^ x & msb
+}
+
+// nextWordHit is the index of the first byte at or after from that makes
+// its word a candidate (a path byte / \ . :, an underscore, or an
+// upper-case letter after a lower-case one), or -1. from is 0 or a
+// separator's index.
+func nextWordHit(text string, from int) int {
+	k := from
+	var carry uint64 // high bit of byte 0: text[k-1] is a lower-case letter
+	if k > 0 && text[k-1]-'a' < 26 {
+		carry = 0x80
+	}
+	for ; k+8 <= len(text); k += 8 {
+		x := load64(text, k)
+		lower := rangeBytes(x, 'a', 'z')
+		hits := rangeBytes(x, 'A', 'Z')&(lower<<8|carry) | rangeBytes(x, '.', '/') |
+			eqBytes(x, ':') | eqBytes(x, '\\') | eqBytes(x, '_')
+		if hits != 0 {
+			return k + bits.TrailingZeros64(hits)/8
+		}
+		carry = lower >> 56
+	}
+	for ; k < len(text); k++ {
+		c := wordClass[text[k]]
+		if c&(classPath|classIdent) != 0 || c&classUpper != 0 && k > 0 && wordClass[text[k-1]]&classLower != 0 {
+			return k
+		}
+	}
+	return -1
 }
 
 // sepTable marks bytes that end a word: whitespace, quotes, brackets and

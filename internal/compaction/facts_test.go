@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -80,7 +81,7 @@ func TestNeedRecallByHand(t *testing.T) {
 	b.say("", "Bash:b2:go test ./...").result("b2", false, "ok")                 // 8 9
 	s := &Sim{Shared: NewShared(b.transcript()), Metric: ruler(t, "chars4")}
 	s.append(7)
-	before, beforeTok := s.Ctx, s.Tokens()
+	before, beforeTok := slices.Clone(s.Ctx), s.Tokens() // replace rewrites the context in place
 	out := Outcome{Summary: "The summary mentions parseToken."}
 	s.replace([]Item{s.Synthetic(transcript.RoleUser, out.Summary), s.Original(5), s.Original(6)})
 	var ev Event
@@ -113,7 +114,7 @@ func TestNeedRecallByHand(t *testing.T) {
 	// the call without the result a dangling call.
 	s2 := &Sim{Shared: NewShared(b.transcript()), Metric: ruler(t, "chars4")}
 	s2.append(7)
-	before = s2.Ctx
+	before = slices.Clone(s2.Ctx)
 	s2.replace([]Item{s2.Original(4), s2.Original(5)})
 	var ev2 Event
 	measure(s2, &ev2, before, 100, &Outcome{})
@@ -123,7 +124,7 @@ func TestNeedRecallByHand(t *testing.T) {
 	// A summary naming only the file keeps the path fact (file name rule).
 	s3 := &Sim{Shared: NewShared(b.transcript()), Metric: ruler(t, "chars4")}
 	s3.append(7)
-	before = s3.Ctx
+	before = slices.Clone(s3.Ctx)
 	s3.replace([]Item{s3.Synthetic(transcript.RoleUser, "Worked on auth.go")})
 	var ev3 Event
 	measure(s3, &ev3, before, 100, &Outcome{})

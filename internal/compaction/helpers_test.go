@@ -141,3 +141,6 @@ func shape(ctx []Item) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// Every test checks the unchanged prefixes strategies report.
+func init() { checkSame = true }

@@ -37,14 +37,18 @@ type mask struct {
 	round   int
 	scanned int
 	obs     [][2]int
-	// buf is the reused new context (replace copies it).
-	buf []Item
+	// buf is the new context mask last returned (replace copies it); while
+	// synced, the context is buf followed by the items appended since, so
+	// that the next compaction appends those instead of copying it all.
+	buf    []Item
+	synced bool
 }
 
 // scan brings obs up to date with the context and returns it.
 func (m *mask) scan(s *Sim) [][2]int {
 	if m.sim != s || m.round != s.Round || m.scanned > len(s.Ctx) {
 		m.sim, m.round, m.scanned, m.obs = s, s.Round, 0, m.obs[:0]
+		m.synced = false
 	}
 	for i := m.scanned; i < len(s.Ctx); i++ {
 		for j := range s.Ctx[i].Msg.Blocks {
@@ -91,8 +95,14 @@ func (m *mask) Compact(s *Sim) Outcome {
 	if len(obs) <= m.p.Keep {
 		return Outcome{Skip: true}
 	}
-	ctx := append(m.buf[:0], s.Ctx...)
+	var ctx []Item
+	if m.synced && len(m.buf) <= len(s.Ctx) {
+		ctx = append(m.buf, s.Ctx[len(m.buf):]...)
+	} else {
+		ctx = append(m.buf[:0], s.Ctx...)
+	}
 	old := obs[:len(obs)-m.p.Keep]
+	first := old[0][0] // items before it are the context's, unchanged
 	for k := 0; k < len(old); {
 		i := old[k][0]
 		nb := append([]transcript.Block(nil), ctx[i].Msg.Blocks...)
@@ -102,12 +112,12 @@ func (m *mask) Compact(s *Sim) Outcome {
 		}
 		ctx[i] = s.Modify(ctx[i], nb)
 	}
-	m.buf = ctx
+	m.buf, m.synced = ctx, true
 	// The compaction installs ctx as it is (replace) and starts the next
 	// round: the observations left unmasked are the newest Keep.
 	m.round, m.scanned = s.Round+1, len(ctx)
 	m.obs = append(m.obs[:0], obs[len(obs)-m.p.Keep:]...)
-	return Outcome{Ctx: ctx, Action: "mask"}
+	return Outcome{Ctx: ctx, Action: "mask", same: first}
 }
 
 // placeholderResult is a tool result whose content was replaced: the

@@ -114,19 +114,19 @@ func (sc *measureScratch) remove(s *Sim, it *Item, i int) bool {
 // are then rebuilt by markAfter).
 func (m *measurement) shift() bool {
 	s, sc, in := m.s, m.sc, &m.sc.inc
-	if in.marked > len(m.before) {
+	if in.marked > m.nBefore() {
 		return false
 	}
 	k := min(s.same, in.marked)
 	pairs := in.pairsLive && in.force == 0
 	if pairs {
 		in.touched = in.touched[:0]
-		m.touch(m.before[k:in.marked])
+		m.touchBefore(k, in.marked)
 		m.touch(s.Ctx[k:])
 		m.pairDelta(-1)
 	}
 	for i := in.marked - 1; i >= k; i-- {
-		if !sc.remove(s, &m.before[i], i) {
+		if !sc.remove(s, m.beforeAt(i), i) {
 			return false
 		}
 	}
@@ -143,6 +143,16 @@ func (m *measurement) shift() bool {
 		in.pairsLive = false
 	}
 	return true
+}
+
+// touchBefore touches the items [from, to) of the context before.
+func (m *measurement) touchBefore(from, to int) {
+	if from < len(m.head) {
+		m.touch(m.head[from:min(to, len(m.head))])
+	}
+	if to > len(m.head) {
+		m.touch(m.tail[max(from-len(m.head), 0) : to-len(m.head)])
+	}
 }
 
 // touch lists the recorded messages of items and their tool partners, once.
@@ -229,8 +239,8 @@ func (m *measurement) scanTail(ev *Event) {
 	ev.KeptEverything = true
 	m.countTail(k)
 	kept, summarized := sc.inc.turns-m.tailOnlyTurns(k), 0
-	for i := k; i < len(m.before); i++ {
-		it := &m.before[i]
+	for i := k; i < m.nBefore(); i++ {
+		it := m.beforeAt(i)
 		if it.Orig >= 0 {
 			if t := s.TurnOf[it.Orig]; sc.turnBefore[t] != sc.stamp {
 				sc.turnBefore[t] = sc.stamp

@@ -294,8 +294,15 @@ func (sc *measureScratch) pairsByID(items []Item, lost map[string]bool) (orphans
 // part that changed (turns, dropped facts and tokens), tool pairs, then
 // the recalls.
 func measure(s *Sim, ev *Event, before []Item, beforeTok int, out *Outcome) {
+	measureSplit(s, ev, before[:s.same], before[s.same:], beforeTok, out)
+}
+
+// measureSplit is measure with the context before given as its first s.same
+// items (head, those the context after starts with) and the rest (tail), as
+// replace leaves them.
+func measureSplit(s *Sim, ev *Event, head, tail []Item, beforeTok int, out *Outcome) {
 	measureSizes(s, ev, beforeTok, out)
-	m := measurement{s: s, before: before, sc: s.scratch(len(s.T.Messages), len(s.Turns)), ix: s.Facts()}
+	m := measurement{s: s, head: head, tail: tail, sc: s.scratch(len(s.T.Messages), len(s.Turns)), ix: s.Facts()}
 	// Updating the marks pays when most of the context stayed (masking,
 	// pruning); after a summary, marking from scratch is cheaper.
 	if !fullMeasure && m.sc.inc.live && 2*s.same >= len(s.Ctx) && m.shift() {
@@ -326,10 +333,12 @@ func measureSizes(s *Sim, ev *Event, beforeTok int, out *Outcome) {
 // marks of the context after (s.Ctx) in the scratch, and the text the
 // strategy wrote, built when first needed.
 type measurement struct {
-	s      *Sim
-	before []Item
-	sc     *measureScratch
-	ix     *FactIndex
+	s *Sim
+	// head and tail are the context before: its first s.same items, which
+	// the context after starts with, and the rest.
+	head, tail []Item
+	sc         *measureScratch
+	ix         *FactIndex
 	// text is what the strategy wrote or changed (textDone once built);
 	// wordsDone is set once the word facts of text are marked in
 	// sc.written.
@@ -370,13 +379,26 @@ func (m *measurement) scanBefore(ev *Event) {
 	sc := m.sc
 	sc.dropped, sc.files = sc.dropped[:0], sc.files[:0]
 	ev.KeptEverything = true
-	for i := range m.before {
-		it := &m.before[i]
-		if it.Orig >= 0 {
-			m.countTurn(ev, m.s.TurnOf[it.Orig])
+	for _, part := range [2][]Item{m.head, m.tail} {
+		for i := range part {
+			it := &part[i]
+			if it.Orig >= 0 {
+				m.countTurn(ev, m.s.TurnOf[it.Orig])
+			}
+			m.scanItem(ev, it)
 		}
-		m.scanItem(ev, it)
 	}
+}
+
+// nBefore is the length of the context before.
+func (m *measurement) nBefore() int { return len(m.head) + len(m.tail) }
+
+// beforeAt is item i of the context before.
+func (m *measurement) beforeAt(i int) *Item {
+	if i < len(m.head) {
+		return &m.head[i]
+	}
+	return &m.tail[i-len(m.head)]
 }
 
 // scanItem adds an item of the context before to the dropped facts and
@@ -389,7 +411,11 @@ func (m *measurement) scanItem(ev *Event, it *Item) {
 	if it.Orig >= 0 {
 		ev.KeptEverything = false
 	}
-	ev.DroppedTokens += m.s.Metric.Message(it.Msg)
+	if it.Orig >= 0 && !it.Modified {
+		ev.DroppedTokens += int(m.s.count(it.Orig).tok)
+	} else {
+		ev.DroppedTokens += m.s.Metric.Message(it.Msg)
+	}
 }
 
 // countTurn counts a turn of the context before once: kept when the context
@@ -485,11 +511,11 @@ func (m *measurement) inWritten(id int32) bool {
 	if !m.wordsDone {
 		m.wordsDone = true
 		if len(sc.written) < len(ix.facts) {
-			sc.written = make([]uint32, len(ix.facts)+64)
+			sc.written = make([]uint32, len(ix.facts)*5/4+64)
 		}
 		var wx extractor
 		for _, wf := range wx.message(&transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: m.written()}}}) {
-			if wid, ok := ix.ids[wf]; ok {
+			if wid, ok := ix.ids[wf.Kind][wf.Text]; ok {
 				sc.written[wid] = sc.stamp
 			}
 		}

@@ -131,7 +131,15 @@ func Overhead(sh *Shared, metric Ruler) int {
 // Replay runs one strategy over a transcript. baselineUSD is the cost of the
 // no-compaction replay (0 to leave CostRatio nil).
 func Replay(sh *Shared, id string, st Strategy, opt *Options, overhead int, baselineUSD float64) (Run, []Event) {
+	return ReplayAppend(sh, id, st, opt, overhead, baselineUSD, nil)
+}
+
+// ReplayAppend is Replay appending the events to events[:0]: a caller that
+// is done with one replay's events before the next (it turns them into
+// rows) passes the previous replay's back and saves growing a new list.
+func ReplayAppend(sh *Shared, id string, st Strategy, opt *Options, overhead int, baselineUSD float64, events []Event) (Run, []Event) {
 	r := newReplayer(sh, id, st, opt, overhead)
+	r.events = events[:0]
 	defer r.s.release()
 	for k, ci := range sh.Calls {
 		if opt.Stop != nil && opt.Stop() {
@@ -285,11 +293,11 @@ func (r *replayer) compact(trig int, reason string, out Outcome, pre int64) {
 		r.run.Skips++
 		return
 	}
-	before, beforeTok := s.Ctx, s.Tokens()
-	s.replace(out.Ctx)
+	beforeTok := s.Tokens()
+	s.replaceFrom(out.Ctx, out.same)
 	s.Round++
 	ev := r.event(trig, reason, &out, pre, summary)
-	measure(s, &ev, before, beforeTok, &out)
+	measureSplit(s, &ev, s.Ctx[:s.same], s.tail.ctx, beforeTok, &out)
 	if summary.Extractive != "" {
 		ev.ExtractiveTokens = s.Metric.Text(summary.Extractive)
 		ev.Summary.Extractive = ""

@@ -1,6 +1,8 @@
 package compaction
 
 import (
+	"strconv"
+
 	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -88,13 +90,17 @@ type Sim struct {
 	// (the prefix measure need not look at again).
 	same   int
 	nextID int
-	// spare holds the context's previous arrays, which replace fills with
-	// the next context (the previous context, measure's before, is read
-	// until then).
+	// tail holds the items the last replace took out of the context (the
+	// old context from s.same on) with their counts (ctx, tok and think):
+	// the context before a compaction is its first s.same items followed
+	// by tail (measure reads it). It points into spare.
+	tail simArrays
+	// spare holds a second set of arrays, which replace fills with the
+	// tail or with the next context, whichever is shorter to copy.
 	spare simArrays
 }
 
-// simArrays are a context's arrays: a Sim's current or spare ones.
+// simArrays are a context's arrays (a Sim's context, spare or tail).
 type simArrays struct {
 	ctx                          []Item
 	tok, think, cumTok, cumThink []int
@@ -151,6 +157,15 @@ type Shared struct {
 	RuleSets map[string]*anchors.RuleSet
 
 	evals map[string]*anchors.Evaluation
+	// counts caches, for the ruler countRuler, each recorded message's
+	// tokens and thinking tokens: every strategy's replay appends every
+	// message, and reading two numbers beats adding up its blocks' cached
+	// counts again.
+	countRuler Ruler
+	counts     []msgCount
+	// auxCounts caches recorded messages' counts by the other rulers
+	// strategies count with (Sim.Count).
+	auxCounts map[Ruler][]int32
 	// pool holds the arrays of the last finished replay (Sim.reuse).
 	pool *[2]simArrays
 }
@@ -250,6 +265,21 @@ func prefix(cum []int, k int) int {
 type auxTotal struct {
 	r     Ruler
 	total int
+	// counts caches the recorded messages' counts by r, +1 (0: not yet),
+	// shared by every replay of the transcript (Shared.auxCounts).
+	counts []int32
+}
+
+// of is an item's count by the ruler.
+func (a *auxTotal) of(it *Item) int {
+	if it.Orig < 0 || it.Modified {
+		return a.r.Message(it.Msg)
+	}
+	c := &a.counts[it.Orig]
+	if *c == 0 {
+		*c = int32(a.r.Message(it.Msg)) + 1
+	}
+	return int(*c) - 1
 }
 
 // Count is the context's size by another ruler. The first call for a ruler
@@ -261,9 +291,18 @@ func (s *Sim) Count(r Ruler) int {
 			return a.total
 		}
 	}
-	a := &auxTotal{r: r}
+	sh := s.Shared
+	if sh.auxCounts == nil {
+		sh.auxCounts = map[Ruler][]int32{}
+	}
+	counts, ok := sh.auxCounts[r]
+	if !ok {
+		counts = make([]int32, len(sh.T.Messages))
+		sh.auxCounts[r] = counts
+	}
+	a := &auxTotal{r: r, counts: counts}
 	for i := range s.Ctx {
-		a.total += r.Message(s.Ctx[i].Msg)
+		a.total += a.of(&s.Ctx[i])
 	}
 	s.aux = append(s.aux, a)
 	return a.total
@@ -289,7 +328,34 @@ func (s *Sim) append(to int) {
 
 // push adds an item at the end of the context, keeping the totals.
 func (s *Sim) push(it Item) {
+	if it.Orig >= 0 && !it.Modified {
+		c := s.count(it.Orig)
+		s.pushCounted(it, int(c.tok), int(c.think))
+		return
+	}
 	s.pushCounted(it, s.Metric.Message(it.Msg), s.thinking(it.Msg))
+}
+
+// msgCount is a recorded message's metric tokens and thinking tokens, once
+// known (set).
+type msgCount struct {
+	tok, think int32
+	set        bool
+}
+
+// count is recorded message o's metric tokens and thinking tokens, counted
+// once per transcript and ruler (Shared.counts).
+func (s *Sim) count(o int) msgCount {
+	sh := s.Shared
+	if sh.countRuler != s.Metric || len(sh.counts) != len(sh.T.Messages) {
+		sh.countRuler, sh.counts = s.Metric, make([]msgCount, len(sh.T.Messages))
+	}
+	c := &sh.counts[o]
+	if !c.set {
+		m := &sh.T.Messages[o]
+		*c = msgCount{tok: int32(s.Metric.Message(m)), think: int32(s.thinking(m)), set: true}
+	}
+	return *c
 }
 
 // pushCounted is push with the item's counts already known.
@@ -308,7 +374,7 @@ func (s *Sim) pushCounted(it Item, n, th int) {
 	s.think = append(s.think, th)
 	s.total += n
 	for _, a := range s.aux {
-		a.total += a.r.Message(it.Msg)
+		a.total += a.of(&it)
 	}
 }
 
@@ -326,10 +392,13 @@ func (s *Sim) setStrip(strip bool) {
 	if strip == s.strip {
 		return
 	}
-	ctx, tok, think, stable := s.Ctx, s.tok, s.think, s.stable
+	// The context moves to the spare arrays and is pushed back.
+	sp, stable := &s.spare, s.stable
+	sp.ctx, sp.tok, sp.think = append(sp.ctx[:0], s.Ctx...), append(sp.tok[:0], s.tok...), append(sp.think[:0], s.think...)
+	ctx, tok, think := sp.ctx, sp.tok, sp.think
 	s.strip = strip
-	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = nil, nil, nil, 0, -1
-	s.cumTok, s.cumThink = nil, nil
+	s.Ctx, s.tok, s.think, s.total, s.lastPrompt = s.Ctx[:0], s.tok[:0], s.think[:0], 0, -1
+	s.cumTok, s.cumThink = s.cumTok[:0], s.cumThink[:0]
 	for _, a := range s.aux {
 		a.total = 0
 	}
@@ -350,59 +419,86 @@ func (s *Sim) thinking(m *transcript.Message) int {
 }
 
 // replace installs a compacted context and works out how much of its start
-// is unchanged (the prompt-cache prefix). Items unchanged at the same
-// position keep their counts; the leading run of them is copied with its
-// running sums (keepPrefix), so that a compaction that changes a few items
-// near the end (masking) costs what it changed.
-func (s *Sim) replace(ctx []Item) {
-	old, oldTok, oldThink, oldCumTok, oldCumThink := s.Ctx, s.tok, s.think, s.cumTok, s.cumThink
-	for _, a := range s.aux {
-		a.total = 0 // pushCounted counts every item again (cached per block)
+// is unchanged (the prompt-cache prefix). The leading run of unchanged
+// items keeps its counts and running sums; the old items after it become
+// s.tail (measure's context before). When most of the context stayed
+// (masking), the context's arrays are rewritten in place from the first
+// changed item, the old items after it copied to the spare arrays first;
+// else (a summary) the next context is built in the spare arrays and the
+// old ones become the tail. Either way a compaction copies the shorter
+// part, not the whole context. ctx must not share the context's array
+// (strategies build a new slice).
+func (s *Sim) replace(ctx []Item) { s.replaceFrom(ctx, 0) }
+
+// checkSame makes replaceFrom check what strategies say is unchanged
+// (tests set it).
+var checkSame bool
+
+// replaceFrom is replace told that the first same items of ctx are the
+// context's, unchanged (a lower bound: it looks further).
+func (s *Sim) replaceFrom(ctx []Item, same int) {
+	old := s.Ctx
+	common := min(same, len(old), len(ctx)) // leading items old and ctx share
+	if checkSame {
+		for i := range common {
+			if !sameItem(&old[i], &ctx[i]) {
+				panic("compaction: a strategy said the context's first items were unchanged, and item " + strconv.Itoa(i) + " was not")
+			}
+		}
 	}
-	stable := s.stable
-	common := 0 // leading items old and ctx share
 	for common < len(old) && common < len(ctx) && sameItem(&old[common], &ctx[common]) {
 		common++
 	}
-	k := common
-	if len(s.aux) > 0 {
-		k = 0
+	for _, a := range s.aux {
+		for i := common; i < len(old); i++ {
+			a.total -= a.of(&old[i]) // pushCounted adds the new ones
+		}
 	}
-	s.keepPrefix(ctx[:k])
-	s.same = k
-	for i := k; i < len(ctx); i++ {
+	lastPrompt, total := s.prefixState(common)
+	sp, t := &s.spare, &s.tail
+	if 2*common >= len(old) {
+		t.ctx = append(sp.ctx[:0], old[common:]...)
+		t.tok = append(sp.tok[:0], s.tok[common:]...)
+		t.think = append(sp.think[:0], s.think[common:]...)
+		sp.ctx, sp.tok, sp.think = t.ctx, t.tok, t.think
+		s.Ctx, s.tok, s.think, s.cumTok, s.cumThink = old[:common], s.tok[:common], s.think[:common], s.cumTok[:common], s.cumThink[:common]
+	} else {
+		cur := simArrays{ctx: old, tok: s.tok, think: s.think, cumTok: s.cumTok, cumThink: s.cumThink}
+		s.Ctx = append(sp.ctx[:0], old[:common]...)
+		s.tok = append(sp.tok[:0], cur.tok[:common]...)
+		s.think = append(sp.think[:0], cur.think[:common]...)
+		s.cumTok = append(sp.cumTok[:0], cur.cumTok[:common]...)
+		s.cumThink = append(sp.cumThink[:0], cur.cumThink[:common]...)
+		*sp = cur
+		t.ctx, t.tok, t.think = old[common:], cur.tok[common:], cur.think[common:]
+	}
+	s.lastPrompt, s.total = lastPrompt, total
+	s.same = common
+	for i := common; i < len(ctx); i++ {
 		it := ctx[i]
-		if i < len(old) && sameItem(&old[i], &it) {
-			s.pushCounted(it, oldTok[i], oldThink[i])
+		if j := i - common; j < len(t.ctx) && sameItem(&t.ctx[j], &it) {
+			s.pushCounted(it, t.tok[j], t.think[j])
 		} else {
 			s.push(it)
 		}
 	}
-	s.spare.ctx, s.spare.tok, s.spare.think = old, oldTok, oldThink
-	s.spare.cumTok, s.spare.cumThink = oldCumTok, oldCumThink
 	// The cached prefix is what was cached and is still there.
-	s.stable = min(common, stable)
+	s.stable = min(common, s.stable)
 }
 
-// keepPrefix starts the context in the spare arrays with items, the first
-// k items of the current context (the same items, sameItem), with their
-// counts and running sums: the state pushing them one by one would reach.
-func (s *Sim) keepPrefix(items []Item) {
-	k := len(items)
-	lastPrompt := s.lastPrompt // the last prompt of the whole context, or -1
+// prefixState is the last prompt and the total of the context's first k
+// items: the state pushing them one by one would reach.
+func (s *Sim) prefixState(k int) (lastPrompt, total int) {
+	lastPrompt = s.lastPrompt // the last prompt of the whole context, or -1
 	if lastPrompt >= k {
 		for lastPrompt = k - 1; lastPrompt >= 0 && !s.isPrompt(&s.Ctx[lastPrompt]); lastPrompt-- {
 		}
 	}
-	s.tok = append(s.spare.tok[:0], s.tok[:k]...)
-	s.think = append(s.spare.think[:0], s.think[:k]...)
-	s.cumTok = append(s.spare.cumTok[:0], s.cumTok[:k]...)
-	s.cumThink = append(s.spare.cumThink[:0], s.cumThink[:k]...)
-	s.Ctx = append(s.spare.ctx[:0], items...)
-	s.lastPrompt, s.total = lastPrompt, prefix(s.cumTok, k)
+	total = prefix(s.cumTok, k)
 	if lastPrompt >= 0 { // set only when thinking is stripped (pushCounted)
-		s.total -= prefix(s.cumThink, lastPrompt)
+		total -= prefix(s.cumThink, lastPrompt)
 	}
+	return lastPrompt, total
 }
 
 func sameItem(a, b *Item) bool {

@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -26,6 +27,7 @@ type span struct {
 	commands  orderedSet
 	says      []string // the assistant's texts, trimmed
 	lastSay   string   // the last assistant text
+	cues      cueText
 }
 
 // identifiers returns the first n identifiers the assistant named in its
@@ -76,6 +78,14 @@ func (o *orderedSet) has(s string) bool { return o.seen[s] }
 var decisionCues = []string{"i'll use ", "i will use ", "we'll use ", "decided to ", "instead of ", "chose ",
 	"going with ", "switch to ", "switching to ", "the approach is ", "let's use "}
 
+// decisionCueBytes are decisionCues as bytes.
+var decisionCueBytes = func() (out [][]byte) {
+	for _, c := range decisionCues {
+		out = append(out, []byte(c))
+	}
+	return out
+}()
+
 // gather reads the span's prompts, file operations, commands, errors,
 // decisions and todos from the items, in order.
 func gather(items []Item) *span {
@@ -108,12 +118,8 @@ func gather(items []Item) *span {
 func (sp *span) addPrompt(p string) {
 	sp.prompts = append(sp.prompts, p)
 	for _, s := range sentences(p) {
-		lower := " " + strings.ToLower(s) + " "
-		for _, cue := range constraintCues {
-			if strings.Contains(lower, " "+cue) {
-				sp.constraints = append(sp.constraints, clip(s, 200))
-				break
-			}
+		if sp.cues.hasWordCue(" ", s, " ") {
+			sp.constraints = append(sp.constraints, clip(s, 200))
 		}
 	}
 }
@@ -165,9 +171,9 @@ func (sp *span) addSay(text string) {
 	sp.lastSay = t
 	sp.says = append(sp.says, t)
 	for _, s := range sentences(t) {
-		lower := strings.ToLower(s)
-		for _, cue := range decisionCues {
-			if strings.Contains(lower, cue) {
+		lower := sp.cues.lower("", s, "")
+		for _, cue := range decisionCueBytes {
+			if bytes.Contains(lower, cue) {
 				sp.decisions.add(clip(s, 200))
 				break
 			}

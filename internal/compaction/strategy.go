@@ -12,7 +12,8 @@ type Strategy interface {
 	// measure it decided on (its own count, in its own ruler).
 	Trigger(s *Sim) (fire bool, measure int)
 	// Compact returns the compacted context. It must not modify s.Ctx in
-	// place: it builds a new slice (items may be shared).
+	// place: it builds a new slice, not backed by s.Ctx's array, which the
+	// replay rewrites when it installs the result (items may be shared).
 	Compact(s *Sim) Outcome
 }
 
@@ -30,6 +31,9 @@ type Outcome struct {
 	Anchor          AnchorInfo
 	// Skip means nothing could be compacted: no event is recorded.
 	Skip bool
+	// same, when > 0, says the first same items of Ctx are the context's,
+	// unchanged (replace then need not compare them).
+	same int
 }
 
 // AnchorInfo says how an anchor-based selection went.

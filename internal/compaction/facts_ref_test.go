@@ -1,0 +1,387 @@
+package compaction
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/compactbench/compactbench/internal/transcript"
+)
+
+// The extractor as it was before its scans were sped up, kept as the
+// reference the fast one must match fact for fact and line for line.
+
+// refExtractor finds facts; it reuses its scratch maps between messages.
+type refExtractor struct {
+	// seen dedupes facts within a message: a fact is seen when its stamp
+	// equals gen (no clearing between messages).
+	seen map[Fact]uint32
+	gen  uint32
+	out  []Fact
+	// lineFn, when set, receives every line that can be a line fact
+	// (commands, error-looking lines), for the occurrence index.
+	lineFn func(string)
+	// emit, when set, receives every fact found (repeats included) instead
+	// of the deduplicated out list.
+	emit func(Fact)
+}
+
+func (ex *refExtractor) add(k FactKind, s string) {
+	f := Fact{k, s}
+	if ex.emit != nil {
+		ex.emit(f)
+		return
+	}
+	if ex.seen[f] != ex.gen {
+		ex.seen[f] = ex.gen
+		ex.out = append(ex.out, f)
+	}
+}
+
+func (ex *refExtractor) message(m *transcript.Message) []Fact {
+	if ex.seen == nil {
+		ex.seen = map[Fact]uint32{}
+	}
+	ex.gen++
+	ex.out = nil
+	for i := range m.Blocks {
+		b := &m.Blocks[i]
+		switch b.Kind {
+		case transcript.BlockToolUse:
+			ex.words(b.Input)
+			if b.Path != "" {
+				ex.add(FactPath, b.Path)
+			}
+			if c := firstLine(b.Command); len(c) >= 2 {
+				c = clip(c, 300)
+				ex.add(FactCommand, c)
+				if ex.lineFn != nil {
+					ex.lineFn(c)
+				}
+			}
+		case transcript.BlockToolResult:
+			ex.words(b.Text)
+			ex.errorLines(b.Text, b.IsError, 5)
+		default:
+			ex.words(b.Text)
+			if ex.lineFn != nil {
+				ex.errorLines(b.Text, false, 0)
+			}
+			if m.Role == transcript.RoleUser && !m.IsMeta && b.Kind == transcript.BlockText {
+				ex.constraints(b.Text)
+			}
+		}
+	}
+	return ex.out
+}
+
+// errorLines adds the first line of a failed output and up to limit
+// error-looking lines as facts, and passes every error-looking line to
+// lineFn. It searches the text for error words (refErrorAt) and looks only at
+// the lines that have one: a line's trimming removes no letter, so it looks
+// like an error exactly when it holds an error word.
+func (ex *refExtractor) errorLines(text string, failed bool, limit int) {
+	if failed {
+		if l := strings.TrimSpace(firstLine(text)); len(l) >= 8 && len(l) <= 300 {
+			ex.add(FactError, l)
+		}
+	}
+	n := 0
+	for len(text) > 0 && (n < limit || ex.lineFn != nil) {
+		at := refErrorAt(text)
+		if at < 0 {
+			return
+		}
+		start := strings.LastIndexByte(text[:at], '\n') + 1
+		line := text[start:]
+		if j := strings.IndexByte(line, '\n'); j >= 0 {
+			line, text = line[:j], line[j+1:]
+		} else {
+			text = ""
+		}
+		if len(line) < 8 {
+			continue
+		}
+		line = strings.TrimSpace(line)
+		if len(line) < 8 || len(line) > 300 {
+			continue
+		}
+		if ex.lineFn != nil {
+			ex.lineFn(line)
+		}
+		if n < limit {
+			ex.add(FactError, line)
+			n++
+		}
+	}
+}
+
+// refErrorAt is the index of the first error word in s (error, exception,
+// traceback, panic, fatal, fail, ignoring ASCII case), or -1.
+func refErrorAt(s string) int {
+	for i := 0; i+4 <= len(s); i++ {
+		if !errorLead[s[i]] {
+			continue
+		}
+		w := s[i:]
+		switch s[i] | 0x20 {
+		case 'e':
+			if hasFold(w, "error") || hasFold(w, "exception") {
+				return i
+			}
+		case 't':
+			if hasFold(w, "traceback") {
+				return i
+			}
+		case 'p':
+			if hasFold(w, "panic") {
+				return i
+			}
+		case 'f':
+			if hasFold(w, "fatal") || hasFold(w, "fail") {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// constraints adds the sentences of a prompt that set a rule.
+func (ex *refExtractor) constraints(text string) {
+	for _, s := range sentences(text) {
+		lower := strings.ToLower(s) + " "
+		for _, cue := range constraintCues {
+			if strings.HasPrefix(lower, cue) || strings.Contains(lower, " "+cue) {
+				ex.add(FactConstraint, clip(s, 200))
+				break
+			}
+		}
+	}
+}
+
+// words scans text for path, identifier and URL words.
+func (ex *refExtractor) words(text string) {
+	for i := 0; i < len(text); {
+		for i < len(text) && wordClass[text[i]]&classSep != 0 {
+			i++
+		}
+		j := i
+		// Only words with a slash, backslash, dot or colon (paths, URLs,
+		// dotted or positioned names) or an underscore or an upper-case
+		// letter after a lower-case one (identifiers) can be facts.
+		var seen, prev uint8
+		for j < len(text) {
+			c := wordClass[text[j]]
+			if c&classSep != 0 {
+				break
+			}
+			seen |= c
+			if c&classUpper != 0 && prev&classLower != 0 {
+				seen |= classIdent
+			}
+			prev = c
+			j++
+		}
+		pathy, identy := seen&classPath != 0, seen&classIdent != 0
+		// A JSON key ("file_path": ...) is structure, not a fact.
+		key := j+1 < len(text) && text[j] == '"' && text[j+1] == ':'
+		if (pathy || identy) && !key && j-i >= 3 {
+			if pathy {
+				if identy || !plainWord(text[i:j]) {
+					ex.word(text[i:j])
+				}
+			} else {
+				ex.ident(text[i:j])
+			}
+		}
+		i = j
+	}
+}
+
+func (ex *refExtractor) word(w string) {
+	for len(w) > 0 {
+		if c := w[len(w)-1]; c == '.' || c == ':' || c == '?' {
+			w = w[:len(w)-1]
+			continue
+		}
+		break
+	}
+	for len(w) > 0 && w[0] == ':' {
+		w = w[1:]
+	}
+	if len(w) < 3 {
+		return
+	}
+	if strings.HasPrefix(w, "http://") || strings.HasPrefix(w, "https://") {
+		ex.add(FactURL, clip(w, 300))
+		return
+	}
+	w = stripLineSuffix(w)
+	if k := strings.Index(w, "::"); k > 0 { // tests/a.py::test_x, pkg::mod::f
+		ex.word(w[:k])
+		ex.word(w[k+2:])
+		return
+	}
+	if isPath(w) {
+		ex.add(FactPath, w)
+		return
+	}
+	ex.ident(w)
+}
+
+// ident adds the identifiers of a word, also inside dotted or slashed words
+// (obj.methodName).
+func (ex *refExtractor) ident(w string) {
+	for len(w) > 0 {
+		k := 0
+		for k < len(w) && isIdent(w[k]) {
+			k++
+		}
+		if k >= 5 && isCodeIdent(w[:k]) {
+			ex.add(FactIdent, w[:k])
+		}
+		if k == len(w) {
+			break
+		}
+		w = w[k+1:]
+	}
+}
+
+// extractionOf is what an extractor reports on a message: its facts and the
+// lines it passes on for the occurrence index.
+type extractionOf struct {
+	facts []Fact
+	lines []string
+}
+
+func refExtraction(m *transcript.Message) extractionOf {
+	var out extractionOf
+	ex := refExtractor{lineFn: func(l string) { out.lines = append(out.lines, l) }}
+	out.facts = ex.message(m)
+	return out
+}
+
+func fastExtraction(m *transcript.Message) extractionOf {
+	var out extractionOf
+	ex := extractor{lineFn: func(l string) { out.lines = append(out.lines, l) }}
+	out.facts = ex.message(m)
+	return out
+}
+
+func sameExtraction(a, b extractionOf) bool {
+	if len(a.facts) != len(b.facts) || len(a.lines) != len(b.lines) {
+		return false
+	}
+	for i := range a.facts {
+		if a.facts[i] != b.facts[i] {
+			return false
+		}
+	}
+	for i := range a.lines {
+		if a.lines[i] != b.lines[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// textMessages wraps a text as the message kinds the extractor treats
+// differently: a prompt, an assistant text, a tool call and a failed tool
+// result.
+func textMessages(text string) []transcript.Message {
+	return []transcript.Message{
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: text}}},
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{{Kind: transcript.BlockThinking, Text: text}}},
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{{Kind: transcript.BlockToolUse, Input: text, Command: text}}},
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, Text: text, IsError: true}}},
+	}
+}
+
+// TestExtractorMatchesReference checks the extractor against the reference
+// on texts that sit on the edges of its word and error-word scans, and on
+// every message of the real corpus when it is present.
+func TestExtractorMatchesReference(t *testing.T) {
+	texts := []string{"", "a", "ab_c", "aB", "xyzAbc", "error", "ERRO", "fail", "xfail", "err\nor",
+		"see src/main.go:42 and parseConfig, then https://x.io/a?b.", "TypeError: x\n\tat foo.bar(baz.js:1:2)",
+		"get_user MAX_RETRIES __init__ obj.methodName a::b::cCc", "\"file_path\": \"/a/b.go\"",
+		"12345678ExceptionXYZtraceback panic fatal FAIL pAnIc", strings.Repeat("abcdefgh", 9) + "Error",
+		"é/ü.go naïveCase caféBar", "C:\\x\\y.txt ~/a ./b ../c.rs", "x\x00y_z\xff\x80/q.go",
+		"DON'T touch İt. NEVER use the \u212aelvin sign. Only THIS. make  sure x", "ma\u212ae sure it works. \u0130nstead of this: AVOID",
+		"I'LL USE Go. We decided TO go. İ'll use x. instead OF"}
+	for _, text := range texts {
+		for _, m := range textMessages(text) {
+			if got, want := fastExtraction(&m), refExtraction(&m); !sameExtraction(got, want) {
+				t.Errorf("%q (%s %s): got %v, want %v", text, m.Role, m.Blocks[0].Kind, got, want)
+			}
+		}
+	}
+	t.Run("real corpus", func(t *testing.T) {
+		n := 0
+		for _, tr := range realTranscripts(t, false) {
+			for i := range tr.Messages {
+				m := &tr.Messages[i]
+				if got, want := fastExtraction(m), refExtraction(m); !sameExtraction(got, want) {
+					t.Fatalf("%s message %d: extraction differs from the reference", tr.Path, i)
+				}
+				n++
+			}
+		}
+		t.Logf("%d messages of the real corpus match", n)
+	})
+}
+
+// FuzzExtractorMatchesReference checks the extractor against the reference
+// on any text.
+func FuzzExtractorMatchesReference(f *testing.F) {
+	for _, s := range []string{"src/a.go parseConfig", "Error: x\nfail", "aB_c:1 https://u.rl", "TRACEBACK\n\tpanic"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, m := range textMessages(text) {
+			if got, want := fastExtraction(&m), refExtraction(&m); !sameExtraction(got, want) {
+				t.Fatalf("%q (%s %s): got %v, want %v", text, m.Role, m.Blocks[0].Kind, got, want)
+			}
+		}
+	})
+}
+
+// TestSpanCuesMatchToLower checks the span's cue lookups (constraints of a
+// prompt, decisions of the assistant) against strings.ToLower, on texts
+// with capitals and with the two runes ToLower turns into ASCII letters.
+func TestSpanCuesMatchToLower(t *testing.T) {
+	for _, text := range []string{"DON'T touch İt. NEVER use the \u212aelvin sign. Only THIS. make  sure x",
+		"ma\u212ae sure it works. \u0130nstead of this: AVOID it", "I'LL USE Go. We decided TO go. İ'll use x. I\u0130ll use y.",
+		"plain text without cues. Instead of a, b.", "ÀÉÎ always Ü. \xff\xfe must do"} {
+		var want []string
+		for _, s := range sentences(text) {
+			lower := " " + strings.ToLower(s) + " "
+			for _, cue := range constraintCues {
+				if strings.Contains(lower, " "+cue) {
+					want = append(want, "constraint:"+clip(s, 200))
+					break
+				}
+			}
+		}
+		for _, s := range sentences(strings.TrimSpace(text)) {
+			lower := strings.ToLower(s)
+			for _, cue := range decisionCues {
+				if strings.Contains(lower, cue) {
+					want = append(want, "decision:"+clip(s, 200))
+					break
+				}
+			}
+		}
+		var sp span
+		sp.addPrompt(text)
+		sp.addSay(text)
+		var got []string
+		for _, c := range sp.constraints {
+			got = append(got, "constraint:"+c)
+		}
+		for _, d := range sp.decisions.list {
+			got = append(got, "decision:"+d)
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%q: got %q, want %q", text, got, want)
+		}
+	}
+}
