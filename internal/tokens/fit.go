@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -117,12 +121,19 @@ func Collect(t *transcript.Transcript, mode Anchoring, models *Models) Sample {
 type step struct {
 	dx    features
 	dreal float64
-	file  int
-	gen   string
+	// file is the index of the step's sample; nz has bit j set when
+	// dx[j] != 0.
+	file int32
+	nz   uint16
 }
 
+// steps lists the steps of every sample, in sample order.
 func steps(samples []Sample) []step {
-	var out []step
+	n := 0
+	for f := range samples {
+		n += max(len(samples[f].Calls)-1, 0)
+	}
+	out := make([]step, 0, n)
 	for f := range samples {
 		cs := samples[f].Calls
 		for k := 1; k < len(cs); k++ {
@@ -130,9 +141,12 @@ func steps(samples []Sample) []step {
 			if b.Anchor || a.Segment != b.Segment || !a.Complete || !b.Complete {
 				continue
 			}
-			st := step{dreal: b.Real - a.Real, file: f, gen: genOf(&samples[f])}
+			st := step{dreal: b.Real - a.Real, file: int32(f)}
 			for i := range st.dx {
 				st.dx[i] = b.X[i] - a.X[i]
+				if st.dx[i] != 0 {
+					st.nz |= 1 << i
+				}
 			}
 			out = append(out, st)
 		}
@@ -168,7 +182,12 @@ const huberK = 0.5
 // factor; the tool_result constant always does, as every tool result comes
 // with a tool call and the data cannot tell their constants apart.
 func Fit(samples []Sample, opt FitOptions) (*Factors, error) {
-	return fitSteps(steps(samples), opt.withDefaults(), nil)
+	st := steps(samples)
+	idx := make([]int32, len(st))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	return fitSteps(st, idx, opt.withDefaults(), &fitScratch{})
 }
 
 // withDefaults fills in the options left zero.
@@ -182,63 +201,69 @@ func (o FitOptions) withDefaults() FitOptions {
 	return o
 }
 
-// fitSteps fits on every step except those of the files skip reports (nil
-// skips none).
-func fitSteps(st []step, opt FitOptions, skip func(file int) bool) (*Factors, error) {
+// fitScratch holds the buffers of fitSteps, reused from one fit to the
+// next (one per goroutine).
+type fitScratch struct {
+	robust, ys []float64
+	idx        []int32
+}
+
+// grow returns buf resized to n (its old contents are not kept).
+func grow[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	return buf[:n]
+}
+
+// fitSteps fits on the steps st[idx[0]], st[idx[1]], ... (in that order).
+func fitSteps(st []step, idx []int32, opt FitOptions, sc *fitScratch) (*Factors, error) {
 	prior := opt.Prior.vector()
 	var support [nFeatures]int
-	n := 0
-	for i := range st {
-		if skip != nil && skip(st[i].file) {
-			continue
-		}
-		n++
-		for j, x := range st[i].dx {
-			if x != 0 {
-				support[j]++
-			}
+	n := len(idx)
+	for _, i := range idx {
+		for m := st[i].nz; m != 0; m &= m - 1 {
+			support[bits.TrailingZeros16(m)]++
 		}
 	}
 	if n == 0 {
 		return nil, ErrNoData
 	}
 	// free are the fitted features; pos[j] is feature j's place in free,
-	// or -1 when it keeps the prior.
+	// or -1 when it keeps the prior; freeMask has their bits.
 	var free []int
 	var pos [nFeatures]int
 	var fixedNames []string
+	var freeMask uint16
 	for j := 0; j < nFeatures; j++ {
 		if j != fToolResult && support[j] >= opt.MinSupport {
 			pos[j] = len(free)
 			free = append(free, j)
+			freeMask |= 1 << j
 		} else {
 			pos[j] = -1
 			fixedNames = append(fixedNames, featureNames[j])
 		}
 	}
-	robust := make([]float64, len(st))
-	for i := range robust {
-		robust[i] = 1
+	sc.robust = grow(sc.robust, n)
+	robust := sc.robust
+	for k := range robust {
+		robust[k] = 1
 	}
-	// Per step, once: the target less the fixed factors' share, and the
-	// fitted quantities that changed (most steps change few of them, so
-	// the normal equations are summed over those pairs only).
-	ys := make([]float64, len(st))
-	nz := make([][]int, len(st))
-	for i := range st {
+	// Per step, once: the target less the fixed factors' share. The
+	// normal equations are summed over the pairs of fitted quantities
+	// that changed (most steps change few of them), in feature order.
+	sc.ys = grow(sc.ys, n)
+	ys := sc.ys
+	for k, i := range idx {
 		s := &st[i]
-		if skip != nil && skip(s.file) {
-			continue
-		}
 		y := s.dreal
 		for j := 0; j < nFeatures; j++ {
 			if pos[j] < 0 {
 				y -= prior[j] * s.dx[j]
-			} else if s.dx[j] != 0 {
-				nz[i] = append(nz[i], j)
 			}
 		}
-		ys[i] = y
+		ys[k] = y
 	}
 	var sol []float64
 	for iter := 0; iter < 20; iter++ {
@@ -248,46 +273,58 @@ func fitSteps(st []step, opt FitOptions, skip func(file int) bool) (*Factors, er
 			A[a] = make([]float64, m)
 		}
 		b := make([]float64, m)
-		for i := range st {
+		for k, i := range idx {
 			s := &st[i]
-			if skip != nil && skip(s.file) {
-				continue
-			}
-			w := robust[i] / (200 + math.Abs(s.dreal))
-			for _, ja := range nz[i] {
+			w := robust[k] / (200 + math.Abs(s.dreal))
+			nz := s.nz & freeMask
+			for ma := nz; ma != 0; ma &= ma - 1 {
+				ja := bits.TrailingZeros16(ma)
 				xa := s.dx[ja]
 				row := A[pos[ja]]
-				for _, jc := range nz[i] {
+				for mc := nz; mc != 0; mc &= mc - 1 {
+					jc := bits.TrailingZeros16(mc)
 					row[pos[jc]] += w * xa * s.dx[jc]
 				}
-				b[pos[ja]] += w * xa * ys[i]
+				b[pos[ja]] += w * xa * ys[k]
 			}
 		}
 		next := nnls(A, b)
-		// Huber weights on the relative step residuals.
-		changed := false
-		for i := range st {
-			s := &st[i]
-			if skip != nil && skip(s.file) {
-				continue
+		// Huber weights on the relative step residuals. A quantity that
+		// did not change adds a zero term to the prediction, which
+		// leaves the sum as it is when every factor is finite.
+		fv := prior
+		for a, j := range free {
+			fv[j] = next[a]
+		}
+		finite := true
+		for _, x := range fv {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				finite = false
 			}
+		}
+		changed := false
+		for k, i := range idx {
+			s := &st[i]
 			pred := 0.0
-			for j := 0; j < nFeatures; j++ {
-				fj := prior[j]
-				if k := pos[j]; k >= 0 {
-					fj = next[k]
+			if finite {
+				for mj := s.nz; mj != 0; mj &= mj - 1 {
+					j := bits.TrailingZeros16(mj)
+					pred += fv[j] * s.dx[j]
 				}
-				pred += fj * s.dx[j]
+			} else {
+				for j := 0; j < nFeatures; j++ {
+					pred += fv[j] * s.dx[j]
+				}
 			}
 			e := math.Abs(pred-s.dreal) / (200 + math.Abs(s.dreal))
 			w := 1.0
 			if e > huberK {
 				w = huberK / e
 			}
-			if math.Abs(w-robust[i]) > 1e-6 {
+			if math.Abs(w-robust[k]) > 1e-6 {
 				changed = true
 			}
-			robust[i] = w
+			robust[k] = w
 		}
 		sol = next
 		if !changed {
@@ -359,24 +396,19 @@ type Calibration struct {
 	HeldOut  [][]float64
 }
 
-// fitSet fits every generation on the steps of the files skip lets in: the
+// fitSet fits every generation on the steps byGen lists for it (indices
+// into st, in order; a generation without steps has no entry): the
 // reference generation first (prior: opt.Prior), then each other one with
 // the reference fit times the tokenizer's ratio as prior; a generation
 // without steps gets that product as is, with a note.
-func fitSet(st []step, gens []string, opt FitOptions, models *Models, skip func(int) bool) (*FactorSet, []string, error) {
-	byGen := map[string][]step{}
-	for i := range st {
-		if skip == nil || !skip(st[i].file) {
-			byGen[st[i].gen] = append(byGen[st[i].gen], st[i])
-		}
-	}
+func fitSet(st []step, byGen map[string][]int32, gens []string, opt FitOptions, models *Models, sc *fitScratch) (*FactorSet, []string, error) {
 	if len(byGen) == 0 {
 		return nil, nil, ErrNoData
 	}
 	set := &FactorSet{Generations: map[string]*Factors{}}
 	ref := opt.Prior
 	if len(byGen[ReferenceGeneration]) > 0 {
-		f, err := fitSteps(byGen[ReferenceGeneration], opt, nil)
+		f, err := fitSteps(st, byGen[ReferenceGeneration], opt, sc)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -401,7 +433,7 @@ func fitSet(st []step, gens []string, opt FitOptions, models *Models, skip func(
 		}
 		o := opt
 		o.Prior = prior
-		f, err := fitSteps(byGen[g], o, nil)
+		f, err := fitSteps(st, byGen[g], o, sc)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -410,10 +442,36 @@ func fitSet(st []step, gens []string, opt FitOptions, models *Models, skip func(
 	return set, notes, nil
 }
 
+// withoutFold lists, per generation, the steps of all that are not of
+// fold k, in sc.idx (generations left with none are left out).
+func withoutFold(st []step, all map[string][]int32, fileFold func(int) int, k int, sc *fitScratch) map[string][]int32 {
+	total := 0
+	for _, ids := range all {
+		total += len(ids)
+	}
+	sc.idx = grow(sc.idx, total)
+	buf := sc.idx[:0]
+	out := map[string][]int32{}
+	for g, ids := range all {
+		start := len(buf)
+		for _, i := range ids {
+			if fileFold(int(st[i].file)) != k {
+				buf = append(buf, i)
+			}
+		}
+		if len(buf) > start {
+			out[g] = buf[start:len(buf):len(buf)]
+		}
+	}
+	return out
+}
+
 // Calibrate fits factors per tokenizer generation on all samples and
 // measures them: in sample, and held out (when heldOut) by fitting without
 // each fold of samples in turn and measuring the fold. folds gives each
-// sample's fold (nil: every sample is its own, leave-one-file-out).
+// sample's fold (nil: every sample is its own, leave-one-file-out). The
+// folds are fitted in parallel (GOMAXPROCS at once); the result does not
+// depend on it.
 func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, models *Models, heldOut bool, folds []int) (*Calibration, error) {
 	opt = opt.withDefaults()
 	st := steps(samples)
@@ -423,7 +481,12 @@ func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, models *Models,
 			gens = append(gens, samples[i].Gen)
 		}
 	}
-	set, notes, err := fitSet(st, gens, opt, models, nil)
+	all := map[string][]int32{}
+	for i := range st {
+		g := genOf(&samples[st[i].file])
+		all[g] = append(all[g], int32(i))
+	}
+	set, notes, err := fitSet(st, all, gens, opt, models, &fitScratch{})
 	if err != nil {
 		return nil, err
 	}
@@ -464,9 +527,10 @@ func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, models *Models,
 				ids = append(ids, k)
 			}
 		}
-		for _, k := range ids {
-			g, _, err := fitSet(st, gens, opt, models, func(f int) bool { return fold(f) == k })
-			if err != nil {
+		sets := foldSets(st, all, gens, opt, models, fold, ids)
+		for x, k := range ids {
+			g := sets[x]
+			if g == nil {
 				continue
 			}
 			for i := range samples {
@@ -496,6 +560,33 @@ func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, models *Models,
 		}
 	}
 	return cal, nil
+}
+
+// foldSets fits a factor set without each fold of ids (nil where the fold
+// leaves nothing to fit on), GOMAXPROCS folds at once.
+func foldSets(st []step, all map[string][]int32, gens []string, opt FitOptions, models *Models, fold func(int) int, ids []int) []*FactorSet {
+	sets := make([]*FactorSet, len(ids))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(ids)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sc := &fitScratch{}
+			for {
+				x := int(next.Add(1) - 1)
+				if x >= len(ids) {
+					return
+				}
+				byGen := withoutFold(st, all, fold, ids[x], sc)
+				if g, _, err := fitSet(st, byGen, gens, opt, models, sc); err == nil {
+					sets[x] = g
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return sets
 }
 
 // genOf is a sample's generation (the reference one when unset).
