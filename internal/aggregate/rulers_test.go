@@ -1,7 +1,15 @@
 package aggregate
 
 import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
 	"testing"
+
+	"github.com/compactbench/compactbench/internal/analysis"
+	"github.com/compactbench/compactbench/internal/tokens"
 )
 
 func TestFamily(t *testing.T) {
@@ -17,5 +25,212 @@ func TestFamily(t *testing.T) {
 		if got := family(in); got != want {
 			t.Errorf("family(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// oracleRulers computes the rulers' figures the way they were computed
+// before the errors were spilled: every error kept, sorted whole.
+func oracleRulers(results []*analysis.Result) *Rulers {
+	out := &Rulers{Measured: map[string]*RulerErrors{}}
+	calls, complete, pre := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
+	groups := map[string]map[string]map[string][]float64{}
+	group := func(kind, key, ruler string, e float64) {
+		if groups[kind] == nil {
+			groups[kind] = map[string]map[string][]float64{}
+		}
+		if groups[kind][key] == nil {
+			groups[kind][key] = map[string][]float64{}
+		}
+		groups[kind][key][ruler] = append(groups[kind][key][ruler], e)
+	}
+	for _, r := range results {
+		j := 0
+		for i := range r.Calls {
+			c := &r.Calls[i]
+			class := ""
+			if c.Complete && !c.Anchor && c.RealContext != nil && *c.RealContext > 0 {
+				if j < len(r.Classes) {
+					class = r.Classes[j]
+				}
+				j++
+			}
+			for _, name := range tokens.Names() {
+				_, e := c.Slots(name)
+				if *e == nil {
+					continue
+				}
+				calls[name] = append(calls[name], **e)
+				if c.Complete {
+					complete[name] = append(complete[name], **e)
+					group("tokenizer", c.Tokenizer, name, **e)
+					group("family", family(c.Model), name, **e)
+					if class != "" {
+						group("content", class, name, **e)
+					}
+				}
+			}
+		}
+		for i := range r.Boundaries {
+			for _, name := range tokens.Names() {
+				if _, e := r.Boundaries[i].Slots(name); *e != nil {
+					pre[name] = append(pre[name], **e)
+				}
+			}
+		}
+	}
+	for _, name := range tokens.Names() {
+		if len(calls[name]) == 0 && len(pre[name]) == 0 {
+			continue
+		}
+		out.Measured[name] = &RulerErrors{Calls: tokens.AbsErrStats(calls[name]),
+			Complete: tokens.AbsErrStats(complete[name]), PreTokens: tokens.AbsErrStats(pre[name])}
+	}
+	stats := func(kind string) map[string]map[string]tokens.ErrStats {
+		if len(groups[kind]) == 0 {
+			return nil
+		}
+		m := map[string]map[string]tokens.ErrStats{}
+		for key, byRuler := range groups[kind] {
+			m[key] = map[string]tokens.ErrStats{}
+			for name, errs := range byRuler {
+				m[key][name] = tokens.AbsErrStats(errs)
+			}
+		}
+		return m
+	}
+	out.ByTokenizer, out.ByFamily, out.ByContent = stats("tokenizer"), stats("family"), stats("content")
+	return out
+}
+
+// randomRulerResults are results with errors of every kind of value the
+// selection must order: ties, zeros of both signs, tiny and huge values.
+func randomRulerResults(seed uint64, n int) []*analysis.Result {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	f := func() *float64 {
+		var v float64
+		switch rng.IntN(8) {
+		case 0:
+			return nil
+		case 1:
+			v = float64(rng.IntN(5)) / 100 // ties
+		case 2:
+			v = math.Copysign(0, -1)
+		case 3:
+			v = rng.NormFloat64() * 1e-9
+		case 4:
+			v = rng.NormFloat64() * 40
+		default:
+			v = rng.NormFloat64() * 0.1
+		}
+		return &v
+	}
+	models := []string{"claude-opus-4-5-20251101", "claude-sonnet-4-20250514", "gpt-5.4", ""}
+	toks := []string{"claude-3", "o200k", ""}
+	classes := []string{"prose", "tool_output", "thinking"}
+	var out []*analysis.Result
+	for t := 0; t < n; t++ {
+		r := &analysis.Result{}
+		real := int64(1000)
+		for k := 0; k < rng.IntN(40); k++ {
+			c := analysis.CallRow{Complete: rng.IntN(5) != 0, Anchor: rng.IntN(10) == 0, Model: models[rng.IntN(len(models))],
+				Tokenizer: toks[rng.IntN(len(toks))], ErrChars4: f(), ErrChars4Msg: f(), ErrCalibrated: f()}
+			if rng.IntN(3) == 0 {
+				c.ErrO200k = f()
+			}
+			if rng.IntN(8) != 0 {
+				c.RealContext = &real
+			}
+			if c.Complete && !c.Anchor && c.RealContext != nil && rng.IntN(6) != 0 {
+				r.Classes = append(r.Classes, classes[rng.IntN(len(classes))])
+			}
+			r.Calls = append(r.Calls, c)
+		}
+		for k := 0; k < rng.IntN(3); k++ {
+			r.Boundaries = append(r.Boundaries, analysis.BoundaryRow{ErrChars4: f(), ErrCalibrated: f()})
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestRulersMatchOracle: the figures selected from the spilled errors are
+// those of sorting every error, bit for bit, whether the log stays in
+// memory or goes to its file and whatever the bucket size the selection
+// gathers.
+func TestRulersMatchOracle(t *testing.T) {
+	defer func(m int, c int64) { spillMem, collectLimit = m, c }(spillMem, collectLimit)
+	for _, tc := range []struct {
+		name    string
+		mem     int
+		collect int64
+		n       int
+	}{
+		{"memory", 1 << 20, 4096, 300},
+		{"file", 256, 4096, 300},
+		{"file-radix", 100, 1, 400},
+		{"file-radix-3", 1000, 3, 400},
+		{"empty", 100, 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spillMem, collectLimit = tc.mem, tc.collect
+			results := randomRulerResults(uint64(tc.n)+uint64(tc.mem), tc.n)
+			s := newRulers("", nil)
+			for _, r := range results {
+				s.add(r)
+			}
+			if tc.mem < 1000 && tc.n > 0 && s.log.f == nil {
+				t.Fatal("the log never went to its file")
+			}
+			s.finish()
+			if err := s.Err(); err != nil {
+				t.Fatal(err)
+			}
+			want := oracleRulers(results)
+			got, _ := json.Marshal(s)
+			exp, _ := json.Marshal(want)
+			if string(got) != string(exp) {
+				t.Errorf("figures differ:\n got %s\nwant %s", got, exp)
+			}
+			if tc.n > 0 && len(s.Measured) == 0 {
+				t.Error("no figures")
+			}
+		})
+	}
+}
+
+// TestSelectOrderNaN: NaN sorts first, as sort.Float64s puts it.
+func TestSelectOrderNaN(t *testing.T) {
+	vals := []float64{0.3, math.NaN(), 0, 0.1, math.Inf(1), 0.1, math.NaN()}
+	keys := make([]uint64, len(vals))
+	for i, v := range vals {
+		keys[i] = orderKey(v)
+	}
+	want := [][]int{{0, 1, 2, 3, 4, 5, 6}}
+	for _, limit := range []int64{1, 4096} {
+		collectLimit = limit
+		got, err := selectOrder([]int64{int64(len(vals))}, want, func(visit func(int, uint64)) error {
+			for _, k := range keys {
+				visit(0, k)
+			}
+			return nil
+		})
+		collectLimit = 4096
+		if err != nil {
+			t.Fatal(err)
+		}
+		sorted := slices.Clone(vals)
+		sort.Float64s(sorted)
+		for i, k := range got[0] {
+			if v := orderValue(k); math.Float64bits(v) != math.Float64bits(sorted[i]) && !(math.IsNaN(v) && math.IsNaN(sorted[i])) {
+				t.Errorf("limit %d: rank %d = %v, want %v", limit, i, v, sorted[i])
+			}
+		}
+	}
+	// A stream shorter than its counts says is an error, not a wrong figure.
+	if _, err := selectOrder([]int64{3}, [][]int{{1}}, func(visit func(int, uint64)) error {
+		visit(0, 5)
+		return nil
+	}); err == nil {
+		t.Error("a short stream was not reported")
 	}
 }

@@ -232,6 +232,9 @@ func (w *Writer) close() (*Summary, error) {
 		}
 	}
 	w.sum.Finish()
+	if err := w.sum.Rulers.Err(); err != nil {
+		return nil, err
+	}
 	if w.formats.JSON {
 		data, err := json.MarshalIndent(&w.sum, "", "  ")
 		if err != nil {
