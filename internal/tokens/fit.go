@@ -135,21 +135,27 @@ func steps(samples []Sample) []step {
 	}
 	out := make([]step, 0, n)
 	for f := range samples {
-		cs := samples[f].Calls
-		for k := 1; k < len(cs); k++ {
-			a, b := &cs[k-1], &cs[k]
-			if b.Anchor || a.Segment != b.Segment || !a.Complete || !b.Complete {
-				continue
-			}
-			st := step{dreal: b.Real - a.Real, file: int32(f)}
-			for i := range st.dx {
-				st.dx[i] = b.X[i] - a.X[i]
-				if st.dx[i] != 0 {
-					st.nz |= 1 << i
-				}
-			}
-			out = append(out, st)
+		out = appendSteps(out, &samples[f], f)
+	}
+	return out
+}
+
+// appendSteps appends the steps of one sample, file f.
+func appendSteps(out []step, s *Sample, f int) []step {
+	cs := s.Calls
+	for k := 1; k < len(cs); k++ {
+		a, b := &cs[k-1], &cs[k]
+		if b.Anchor || a.Segment != b.Segment || !a.Complete || !b.Complete {
+			continue
 		}
+		st := step{dreal: b.Real - a.Real, file: int32(f)}
+		for i := range st.dx {
+			st.dx[i] = b.X[i] - a.X[i]
+			if st.dx[i] != 0 {
+				st.nz |= 1 << i
+			}
+		}
+		out = append(out, st)
 	}
 	return out
 }
@@ -473,24 +479,22 @@ func withoutFold(st []step, all map[string][]int32, fileFold func(int) int, k in
 // folds are fitted in parallel (GOMAXPROCS at once); the result does not
 // depend on it.
 func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, models *Models, heldOut bool, folds []int) (*Calibration, error) {
-	opt = opt.withDefaults()
-	st := steps(samples)
-	gens := models.Generations()
+	ff := NewFoldFit(opt, models)
 	for i := range samples {
-		if !slices.Contains(gens, samples[i].Gen) && samples[i].Gen != "" {
-			gens = append(gens, samples[i].Gen)
+		k := i
+		if folds != nil {
+			k = folds[i]
 		}
+		ff.Add(&samples[i], k)
 	}
-	all := map[string][]int32{}
-	for i := range st {
-		g := genOf(&samples[st[i].file])
-		all[g] = append(all[g], int32(i))
-	}
-	set, notes, err := fitSet(st, all, gens, opt, models, &fitScratch{})
-	if err != nil {
+	if err := ff.Fit(heldOut); err != nil {
 		return nil, err
 	}
-	cal := &Calibration{Set: set, Notes: notes, InSample: make([][]float64, len(samples))}
+	set := ff.Set()
+	cal := &Calibration{Set: set, Notes: ff.Notes(), InSample: make([][]float64, len(samples))}
+	if heldOut {
+		cal.HeldOut = make([][]float64, len(samples))
+	}
 	type acc struct {
 		in, ho      []float64
 		calls, tran int
@@ -498,49 +502,21 @@ func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, models *Models,
 	per := map[string]*acc{}
 	for i := range samples {
 		g := genOf(&samples[i])
-		f, _ := set.For(g, models)
-		cal.InSample[i] = SampleErrors(&samples[i], f)
 		a := per[g]
 		if a == nil {
 			a = &acc{}
 			per[g] = a
 		}
-		a.in = append(a.in, cal.InSample[i]...)
+		in, ho := ff.Errors(i, &samples[i])
+		cal.InSample[i] = in
+		a.in = append(a.in, in...)
 		a.calls += len(samples[i].Calls)
 		if len(samples[i].Calls) > 0 {
 			a.tran++
 		}
-	}
-	if heldOut {
-		cal.HeldOut = make([][]float64, len(samples))
-		fold := func(i int) int {
-			if folds == nil {
-				return i
-			}
-			return folds[i]
-		}
-		var ids []int
-		seen := map[int]bool{}
-		for i := range samples {
-			if k := fold(i); !seen[k] && len(samples[i].Calls) >= 2 {
-				seen[k] = true
-				ids = append(ids, k)
-			}
-		}
-		sets := foldSets(st, all, gens, opt, models, fold, ids)
-		for x, k := range ids {
-			g := sets[x]
-			if g == nil {
-				continue
-			}
-			for i := range samples {
-				if fold(i) != k {
-					continue
-				}
-				f, _ := g.For(genOf(&samples[i]), models)
-				cal.HeldOut[i] = SampleErrors(&samples[i], f)
-				per[genOf(&samples[i])].ho = append(per[genOf(&samples[i])].ho, cal.HeldOut[i]...)
-			}
+		if heldOut {
+			cal.HeldOut[i] = ho
+			a.ho = append(a.ho, ho...)
 		}
 	}
 	for g, f := range set.Generations {
@@ -560,6 +536,95 @@ func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, models *Models,
 		}
 	}
 	return cal, nil
+}
+
+// FoldFit is Calibrate for samples too many to hold at once: it is given
+// the samples one at a time (Add), keeps only their steps, fits (Fit), and
+// is given them again in the same order to measure each (Errors).
+type FoldFit struct {
+	opt    FitOptions
+	models *Models
+	st     []step
+	// gens are the model table's generations, then the samples' others
+	// in order of appearance; all lists each generation's steps.
+	gens []string
+	all  map[string][]int32
+	// folds is each sample's fold; ids the folds that have a sample of
+	// two calls or more, in order of appearance.
+	folds []int
+	ids   []int
+	seen  map[int]bool
+	set   *FactorSet
+	notes []string
+	// held are the factor sets fitted without each fold of ids (nil
+	// where the fold leaves nothing to fit on).
+	held map[int]*FactorSet
+}
+
+// NewFoldFit returns an empty FoldFit (models: nil for the shipped table).
+func NewFoldFit(opt FitOptions, models *Models) *FoldFit {
+	return &FoldFit{opt: opt.withDefaults(), models: models, gens: models.Generations(),
+		all: map[string][]int32{}, seen: map[int]bool{}}
+}
+
+// Add takes the next sample, of the given fold; s is not kept.
+func (c *FoldFit) Add(s *Sample, fold int) {
+	f := len(c.folds)
+	c.folds = append(c.folds, fold)
+	if !slices.Contains(c.gens, s.Gen) && s.Gen != "" {
+		c.gens = append(c.gens, s.Gen)
+	}
+	if !c.seen[fold] && len(s.Calls) >= 2 {
+		c.seen[fold] = true
+		c.ids = append(c.ids, fold)
+	}
+	g := genOf(s)
+	n := len(c.st)
+	c.st = appendSteps(c.st, s, f)
+	for i := n; i < len(c.st); i++ {
+		c.all[g] = append(c.all[g], int32(i))
+	}
+}
+
+// Fit fits every generation on all the samples and, when heldOut, again
+// without each fold (in parallel).
+func (c *FoldFit) Fit(heldOut bool) error {
+	set, notes, err := fitSet(c.st, c.all, c.gens, c.opt, c.models, &fitScratch{})
+	if err != nil {
+		return err
+	}
+	c.set, c.notes = set, notes
+	if heldOut {
+		fold := func(i int) int { return c.folds[i] }
+		sets := foldSets(c.st, c.all, c.gens, c.opt, c.models, fold, c.ids)
+		c.held = map[int]*FactorSet{}
+		for x, k := range c.ids {
+			if sets[x] != nil {
+				c.held[k] = sets[x]
+			}
+		}
+	}
+	return nil
+}
+
+// Set is the factor set fitted on every sample.
+func (c *FoldFit) Set() *FactorSet { return c.set }
+
+// Notes name the generations that had no steps to fit on.
+func (c *FoldFit) Notes() []string { return c.notes }
+
+// Errors measures sample i (the i-th given to Add, given again): the
+// errors of the factors fitted on every sample, and of those fitted
+// without its fold (nil when not fitted).
+func (c *FoldFit) Errors(i int, s *Sample) (in, heldOut []float64) {
+	g := genOf(s)
+	f, _ := c.set.For(g, c.models)
+	in = SampleErrors(s, f)
+	if h := c.held[c.folds[i]]; h != nil {
+		f, _ := h.For(g, c.models)
+		heldOut = SampleErrors(s, f)
+	}
+	return in, heldOut
 }
 
 // foldSets fits a factor set without each fold of ids (nil where the fold
