@@ -55,8 +55,13 @@ type Rulers struct {
 	calls, complete, pre []int
 	groups               [nGroupKinds]groupStreams
 	// hists bin each ruler's signed call errors for ErrorHistogram.
-	hists       []*Histogram
-	samples     []tokens.Sample
+	hists []*Histogram
+	// samples logs the calibration samples (encodeSample) for
+	// crossValidate, which reads them twice; sampleGens are their
+	// generations by id.
+	samples     spill
+	nSamples    int
+	sampleGens  groupStreams
 	sampleCalls int
 	models      *tokens.Models
 	err         error
@@ -95,6 +100,7 @@ func newRulers(overhead string, models *tokens.Models) *Rulers {
 	for k := range s.groups {
 		s.groups[k].ids = map[string]int{}
 	}
+	s.sampleGens.ids = map[string]int{}
 	return s
 }
 
@@ -281,7 +287,7 @@ func (s *Rulers) add(r *analysis.Result) {
 		s.record(recCall, c.Complete, &ids, mask, &errs)
 	}
 	if r.Sample != nil && len(r.Sample.Calls) > 0 && s.sampleCalls+len(r.Sample.Calls) <= maxCVCalls {
-		s.samples = append(s.samples, *r.Sample)
+		s.encodeSample(r.Sample)
 		s.sampleCalls += len(r.Sample.Calls)
 	}
 	for i := range r.Boundaries {
@@ -309,6 +315,7 @@ func (s *Rulers) Err() error {
 }
 
 func (s *Rulers) finish() {
+	defer s.samples.close()
 	stats, err := s.streamStats()
 	s.log.close()
 	if err != nil {
@@ -344,22 +351,29 @@ func (s *Rulers) finish() {
 		return out
 	}
 	s.ByTokenizer, s.ByFamily, s.ByContent = breakdown(byTokenizer), breakdown(byFamily), breakdown(byContent)
-	s.Calibration = s.crossValidate()
+	s.Calibration, s.err = s.crossValidate()
 }
 
 // streamStats selects the median and p95 of every stream's |err| from the
 // log.
 func (s *Rulers) streamStats() ([]tokens.ErrStats, error) {
-	want := make([][]int, len(s.counts))
-	for st, n := range s.counts {
+	return selectStats(s.counts, s.scan)
+}
+
+// selectStats is the median and p95 of each stream of |err| whose
+// orderKeys scan visits, counts[st] being the length of stream st
+// (selectOrder).
+func selectStats(counts []int64, scan func(visit func(stream int, key uint64)) error) ([]tokens.ErrStats, error) {
+	want := make([][]int, len(counts))
+	for st, n := range counts {
 		want[st] = tokens.ErrStatsRanks(int(n))
 	}
-	keys, err := selectOrder(s.counts, want, s.scan)
+	keys, err := selectOrder(counts, want, scan)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]tokens.ErrStats, len(s.counts))
-	for st, n := range s.counts {
+	out := make([]tokens.ErrStats, len(counts))
+	for st, n := range counts {
 		out[st] = tokens.ErrStatsAt(int(n), func(rank int) float64 {
 			return orderValue(keys[st][slices.Index(want[st], rank)])
 		})
@@ -370,39 +384,147 @@ func (s *Rulers) streamStats() ([]tokens.ErrStats, error) {
 // crossValidate refits the calibrated ruler on the run's samples and
 // measures it in sample and by cvFolds-fold cross-validation by transcript
 // (a transcript's fold comes from its path, so the figure does not depend
-// on -j); nil when there is nothing to fit.
-func (s *Rulers) crossValidate() *CalibrationFigures {
-	if len(s.samples) == 0 {
-		return nil
+// on -j); nil when there is nothing to fit. It reads the logged samples
+// twice (tokens.FoldFit) and logs their errors for the selection of the
+// medians and p95s, so only the fit's steps are in memory.
+func (s *Rulers) crossValidate() (*CalibrationFigures, error) {
+	if s.nSamples == 0 {
+		return nil, nil
 	}
-	mode, _ := tokens.ParseAnchoring(s.Overhead)
-	folds := make([]int, len(s.samples))
-	for i := range s.samples {
-		h := fnv.New32a()
-		h.Write([]byte(s.samples[i].Path))
-		folds[i] = int(h.Sum32() % cvFolds)
+	ff := tokens.NewFoldFit(tokens.FitOptions{}, s.models)
+	if err := s.scanSamples(func(_ int, smp *tokens.Sample, fold int) { ff.Add(smp, fold) }); err != nil {
+		return nil, err
 	}
-	cal, err := tokens.Calibrate(s.samples, mode, tokens.FitOptions{}, s.models, true, folds)
-	if err != nil {
-		return nil
+	if err := ff.Fit(true); err != nil {
+		return nil, nil
 	}
-	in, cv := map[string][]float64{}, map[string][]float64{}
-	for i := range s.samples {
-		g := s.samples[i].Gen
-		in["all"] = append(in["all"], cal.InSample[i]...)
-		in[g] = append(in[g], cal.InSample[i]...)
-		cv["all"] = append(cv["all"], cal.HeldOut[i]...)
-		cv[g] = append(cv[g], cal.HeldOut[i]...)
+	// Streams of errors: in sample and cross-validated, of every call
+	// ("all") and per generation.
+	var errs spill
+	defer errs.close()
+	var counts []int64
+	type pair struct{ in, cv int }
+	streams := map[string]pair{}
+	var keys []string
+	streamOf := func(k string) pair {
+		p, ok := streams[k]
+		if !ok {
+			p = pair{len(counts), len(counts) + 1}
+			counts = append(counts, 0, 0)
+			streams[k] = p
+			keys = append(keys, k)
+		}
+		return p
 	}
-	out := &CalibrationFigures{Folds: cvFolds, Calls: s.sampleCalls, InSample: map[string]tokens.ErrStats{}, CrossValidated: map[string]tokens.ErrStats{}, Notes: cal.Notes}
-	for k, v := range in {
-		if len(v) > 0 {
-			out.InSample[k] = tokens.AbsErrStats(v)
-			out.CrossValidated[k] = tokens.AbsErrStats(cv[k])
+	log := func(st int, vs []float64) {
+		for _, v := range vs {
+			errs.buf = binary.LittleEndian.AppendUint32(errs.buf, uint32(st))
+			errs.buf = binary.LittleEndian.AppendUint64(errs.buf, math.Float64bits(math.Abs(v)))
+			counts[st]++
+			errs.flush()
 		}
 	}
-	s.samples = nil
-	return out
+	err := s.scanSamples(func(i int, smp *tokens.Sample, _ int) {
+		in, ho := ff.Errors(i, smp)
+		for _, k := range []string{"all", smp.Gen} {
+			p := streamOf(k)
+			log(p.in, in)
+			log(p.cv, ho)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	stats, err := selectStats(counts, func(fn func(int, uint64)) error {
+		r := errs.reader()
+		var rec [12]byte
+		for {
+			if _, err := io.ReadFull(r, rec[:]); err == io.EOF {
+				return nil
+			} else if err != nil {
+				return fmt.Errorf("rulers: reading the spilled calibration errors: %w", err)
+			}
+			fn(int(binary.LittleEndian.Uint32(rec[:])), orderKey(math.Float64frombits(binary.LittleEndian.Uint64(rec[4:]))))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &CalibrationFigures{Folds: cvFolds, Calls: s.sampleCalls, InSample: map[string]tokens.ErrStats{},
+		CrossValidated: map[string]tokens.ErrStats{}, Notes: ff.Notes()}
+	for _, k := range keys {
+		if p := streams[k]; counts[p.in] > 0 {
+			out.InSample[k] = stats[p.in]
+			out.CrossValidated[k] = stats[p.cv]
+		}
+	}
+	return out, nil
+}
+
+// encodeSample appends a calibration sample to the samples log: its fold,
+// generation id and number of calls (uint32 each), then per call its
+// quantities and real context (float64 bits), segment (int64) and a byte
+// of flags (1: anchor, 2: complete), little-endian.
+func (s *Rulers) encodeSample(smp *tokens.Sample) {
+	h := fnv.New32a()
+	h.Write([]byte(smp.Path))
+	b := s.samples.buf
+	b = binary.LittleEndian.AppendUint32(b, h.Sum32()%cvFolds)
+	b = binary.LittleEndian.AppendUint32(b, uint32(s.sampleGens.id(smp.Gen)))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(smp.Calls)))
+	for i := range smp.Calls {
+		c := &smp.Calls[i]
+		for _, x := range c.X {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+		}
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(c.Real))
+		b = binary.LittleEndian.AppendUint64(b, uint64(int64(c.Segment)))
+		var flags byte
+		if c.Anchor {
+			flags |= 1
+		}
+		if c.Complete {
+			flags |= 2
+		}
+		b = append(b, flags)
+	}
+	s.samples.buf = b
+	s.nSamples++
+	s.samples.flush()
+}
+
+// scanSamples reads the samples log back, calling fn with each sample's
+// index, the sample (reused from one call to the next) and its fold.
+func (s *Rulers) scanSamples(fn func(i int, smp *tokens.Sample, fold int)) error {
+	r := s.samples.reader()
+	var smp tokens.Sample
+	var head [12]byte
+	var call [len(tokens.SampleCall{}.X)*8 + 17]byte
+	for i := 0; i < s.nSamples; i++ {
+		if _, err := io.ReadFull(r, head[:]); err != nil {
+			return fmt.Errorf("rulers: reading the spilled calibration samples: %w", err)
+		}
+		fold := int(binary.LittleEndian.Uint32(head[:]))
+		smp.Gen = s.sampleGens.keys[binary.LittleEndian.Uint32(head[4:])-1]
+		n := int(binary.LittleEndian.Uint32(head[8:]))
+		smp.Calls = slices.Grow(smp.Calls[:0], n)[:n]
+		for k := range smp.Calls {
+			if _, err := io.ReadFull(r, call[:]); err != nil {
+				return fmt.Errorf("rulers: reading the spilled calibration samples: %w", err)
+			}
+			c := &smp.Calls[k]
+			o := 0
+			for j := range c.X {
+				c.X[j] = math.Float64frombits(binary.LittleEndian.Uint64(call[o:]))
+				o += 8
+			}
+			c.Real = math.Float64frombits(binary.LittleEndian.Uint64(call[o:]))
+			c.Segment = int(int64(binary.LittleEndian.Uint64(call[o+8:])))
+			c.Anchor, c.Complete = call[o+16]&1 != 0, call[o+16]&2 != 0
+		}
+		fn(i, &smp, fold)
+	}
+	return nil
 }
 
 // ErrorHistogram bins a ruler's signed call errors (est − real) / real in

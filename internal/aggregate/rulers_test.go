@@ -2,10 +2,12 @@ package aggregate
 
 import (
 	"encoding/json"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/analysis"
@@ -232,5 +234,117 @@ func TestSelectOrderNaN(t *testing.T) {
 		return nil
 	}); err == nil {
 		t.Error("a short stream was not reported")
+	}
+}
+
+// oracleCalibration is the calibration figures as crossValidate computed
+// them before the samples were spilled: tokens.Calibrate over every
+// sample held in memory, every error sorted.
+func oracleCalibration(samples []tokens.Sample, models *tokens.Models) *CalibrationFigures {
+	folds := make([]int, len(samples))
+	calls := 0
+	for i := range samples {
+		h := fnv.New32a()
+		h.Write([]byte(samples[i].Path))
+		folds[i] = int(h.Sum32() % cvFolds)
+		calls += len(samples[i].Calls)
+	}
+	cal, err := tokens.Calibrate(samples, tokens.AnchorSegments, tokens.FitOptions{}, models, true, folds)
+	if err != nil {
+		return nil
+	}
+	in, cv := map[string][]float64{}, map[string][]float64{}
+	for i := range samples {
+		g := samples[i].Gen
+		in["all"] = append(in["all"], cal.InSample[i]...)
+		in[g] = append(in[g], cal.InSample[i]...)
+		cv["all"] = append(cv["all"], cal.HeldOut[i]...)
+		cv[g] = append(cv[g], cal.HeldOut[i]...)
+	}
+	out := &CalibrationFigures{Folds: cvFolds, Calls: calls, InSample: map[string]tokens.ErrStats{}, CrossValidated: map[string]tokens.ErrStats{}, Notes: cal.Notes}
+	for k, v := range in {
+		if len(v) > 0 {
+			out.InSample[k] = tokens.AbsErrStats(v)
+			out.CrossValidated[k] = tokens.AbsErrStats(cv[k])
+		}
+	}
+	return out
+}
+
+// randomSamples are calibration samples of several generations (one
+// unset) whose real contexts follow factors with noise and outliers.
+func randomSamples(seed uint64, n int) []tokens.Sample {
+	rng := rand.New(rand.NewPCG(seed, 4))
+	gens := []string{"claude-3", "claude-4.7", "", "o200k"}
+	var out []tokens.Sample
+	for f := 0; f < n; f++ {
+		s := tokens.Sample{Path: "dir/session-" + strconv.Itoa(f) + ".jsonl", Gen: gens[rng.IntN(len(gens))]}
+		var x [11]float64
+		seg := 0
+		for k := 0; k < 2+rng.IntN(30); k++ {
+			anchor := k == 0 || rng.IntN(20) == 0
+			if anchor {
+				seg++
+			}
+			if k > 0 {
+				x[0] += float64(rng.IntN(400))
+				x[4] += float64(rng.IntN(300))
+				x[5] += float64(rng.IntN(20000))
+				x[6] += float64(1 + rng.IntN(3))
+				c := float64(rng.IntN(4))
+				x[7] += c
+				x[8] += 2 * c
+				x[9] += c
+			}
+			real := 20000 + 0.3*x[0] + 0.35*x[4] + 0.31*x[5] + 4*x[6] + 22*x[7] + 27*x[8]
+			if rng.IntN(25) == 0 {
+				real += 30000
+			}
+			s.Calls = append(s.Calls, tokens.SampleCall{X: x, Real: math.Round(real), Anchor: anchor, Complete: rng.IntN(15) != 0, Segment: seg})
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestCrossValidateMatchesOracle: the calibration figures computed from
+// the spilled samples are those of tokens.Calibrate over the samples in
+// memory, bit for bit, with the logs in memory and in their files.
+func TestCrossValidateMatchesOracle(t *testing.T) {
+	defer func(m int, c int64) { spillMem, collectLimit = m, c }(spillMem, collectLimit)
+	for _, tc := range []struct {
+		name    string
+		mem     int
+		collect int64
+		n       int
+	}{
+		{"memory", 1 << 20, 4096, 120},
+		{"file", 4096, 4096, 120},
+		{"file-radix", 512, 2, 150},
+		{"one", 512, 2, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spillMem, collectLimit = tc.mem, tc.collect
+			samples := randomSamples(uint64(tc.n), tc.n)
+			s := newRulers("", nil)
+			for i := range samples {
+				s.add(&analysis.Result{Sample: &samples[i]})
+			}
+			if tc.mem < 1<<20 && tc.n > 1 && s.samples.f == nil {
+				t.Fatal("the samples never went to their file")
+			}
+			s.finish()
+			if err := s.Err(); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(s.Calibration)
+			want, _ := json.Marshal(oracleCalibration(samples, nil))
+			if string(got) != string(want) {
+				t.Errorf("calibration figures differ:\n got %s\nwant %s", got, want)
+			}
+			if tc.n > 1 && s.Calibration == nil {
+				t.Error("no calibration figures")
+			}
+		})
 	}
 }
