@@ -392,6 +392,7 @@ func (s *Rulers) crossValidate() (*CalibrationFigures, error) {
 		return nil, nil
 	}
 	ff := tokens.NewFoldFit(tokens.FitOptions{}, s.models)
+	ff.Grow(s.sampleCalls - s.nSamples)
 	if err := s.scanSamples(func(_ int, smp *tokens.Sample, fold int) { ff.Add(smp, fold) }); err != nil {
 		return nil, err
 	}

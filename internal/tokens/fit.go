@@ -567,6 +567,10 @@ func NewFoldFit(opt FitOptions, models *Models) *FoldFit {
 		all: map[string][]int32{}, seen: map[int]bool{}}
 }
 
+// Grow makes room for n more steps (a sample of k calls has at most k−1),
+// so that adding them does not copy the ones already kept.
+func (c *FoldFit) Grow(n int) { c.st = slices.Grow(c.st, n) }
+
 // Add takes the next sample, of the given fold; s is not kept.
 func (c *FoldFit) Add(s *Sample, fold int) {
 	f := len(c.folds)
