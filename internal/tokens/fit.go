@@ -118,13 +118,26 @@ func Collect(t *transcript.Transcript, mode Anchoring, models *Models) Sample {
 }
 
 // step is the change between two consecutive complete calls of a segment.
+// The quantities are byte and item counts, so their changes are small
+// integers, kept as int32 (44 bytes instead of 88: a run keeps up to
+// 500,000 steps); a step with a change that is not (a fraction, or out of
+// range) keeps its exact values in wide instead.
 type step struct {
-	dx    features
+	dx    [nFeatures]int32
+	wide  *features
 	dreal float64
 	// file is the index of the step's sample; nz has bit j set when
-	// dx[j] != 0.
+	// feature j changed.
 	file int32
 	nz   uint16
+}
+
+// x is the change of feature j.
+func (s *step) x(j int) float64 {
+	if s.wide != nil {
+		return s.wide[j]
+	}
+	return float64(s.dx[j])
 }
 
 // steps lists the steps of every sample, in sample order.
@@ -149,11 +162,23 @@ func appendSteps(out []step, s *Sample, f int) []step {
 			continue
 		}
 		st := step{dreal: b.Real - a.Real, file: int32(f)}
-		for i := range st.dx {
-			st.dx[i] = b.X[i] - a.X[i]
-			if st.dx[i] != 0 {
+		var dx features
+		exact := true
+		for i := range dx {
+			dx[i] = b.X[i] - a.X[i]
+			if dx[i] != 0 {
 				st.nz |= 1 << i
 			}
+			// int32 keeps it exactly when it converts back to itself
+			// (out of range or a fraction does not; −0 would be +0).
+			d := int32(dx[i])
+			exact = exact && float64(d) == dx[i] && (dx[i] != 0 || !math.Signbit(dx[i]))
+			st.dx[i] = d
+		}
+		if !exact {
+			w := new(features)
+			*w = dx
+			st.wide = w
 		}
 		out = append(out, st)
 	}
@@ -266,7 +291,7 @@ func fitSteps(st []step, idx []int32, opt FitOptions, sc *fitScratch) (*Factors,
 		y := s.dreal
 		for j := 0; j < nFeatures; j++ {
 			if pos[j] < 0 {
-				y -= prior[j] * s.dx[j]
+				y -= prior[j] * s.x(j)
 			}
 		}
 		ys[k] = y
@@ -285,11 +310,11 @@ func fitSteps(st []step, idx []int32, opt FitOptions, sc *fitScratch) (*Factors,
 			nz := s.nz & freeMask
 			for ma := nz; ma != 0; ma &= ma - 1 {
 				ja := bits.TrailingZeros16(ma)
-				xa := s.dx[ja]
+				xa := s.x(ja)
 				row := A[pos[ja]]
 				for mc := nz; mc != 0; mc &= mc - 1 {
 					jc := bits.TrailingZeros16(mc)
-					row[pos[jc]] += w * xa * s.dx[jc]
+					row[pos[jc]] += w * xa * s.x(jc)
 				}
 				b[pos[ja]] += w * xa * ys[k]
 			}
@@ -315,11 +340,11 @@ func fitSteps(st []step, idx []int32, opt FitOptions, sc *fitScratch) (*Factors,
 			if finite {
 				for mj := s.nz; mj != 0; mj &= mj - 1 {
 					j := bits.TrailingZeros16(mj)
-					pred += fv[j] * s.dx[j]
+					pred += fv[j] * s.x(j)
 				}
 			} else {
 				for j := 0; j < nFeatures; j++ {
-					pred += fv[j] * s.dx[j]
+					pred += fv[j] * s.x(j)
 				}
 			}
 			e := math.Abs(pred-s.dreal) / (200 + math.Abs(s.dreal))

@@ -65,6 +65,15 @@ func noisy(seed uint64, files int) []Sample {
 		}
 		out = append(out, s)
 	}
+	// Changes int32 cannot hold exactly: fractions, and beyond its range.
+	if len(out) > 2 {
+		for k := range out[1].Calls {
+			out[1].Calls[k].X[fProse] += 0.25 * float64(k)
+		}
+		for k := range out[2].Calls {
+			out[2].Calls[k].X[fToolOutput] += 3e9 * float64(k)
+		}
+	}
 	return out
 }
 
