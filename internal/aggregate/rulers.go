@@ -164,23 +164,26 @@ const (
 	recHeader   = 16
 )
 
-// visit calls fn with each stream a record's error of ruler ri belongs to
-// (creating the streams on first sight).
-func (s *Rulers) visit(kind byte, complete bool, ids *[nGroupKinds]uint32, ri int, fn func(stream int)) {
+// streamsOf puts in out the streams a record's error of ruler ri belongs
+// to (creating them on first sight) and returns how many.
+func (s *Rulers) streamsOf(kind byte, complete bool, ids *[nGroupKinds]uint32, ri int, out *[3 + nGroupKinds]int) int {
 	if kind == recBoundary {
-		fn(s.stream(&s.pre[ri]))
-		return
+		out[0] = s.stream(&s.pre[ri])
+		return 1
 	}
-	fn(s.stream(&s.calls[ri]))
+	out[0] = s.stream(&s.calls[ri])
 	if !complete {
-		return
+		return 1
 	}
-	fn(s.stream(&s.complete[ri]))
+	out[1] = s.stream(&s.complete[ri])
+	n := 2
 	for k, id := range ids {
 		if id > 0 {
-			fn(s.groupStream(k, int(id), ri))
+			out[n] = s.groupStream(k, int(id), ri)
+			n++
 		}
 	}
+	return n
 }
 
 // record appends one record to the log and counts its errors; errs holds
@@ -199,7 +202,10 @@ func (s *Rulers) record(kind byte, complete bool, ids *[nGroupKinds]uint32, mask
 			continue
 		}
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(math.Abs(errs[ri])))
-		s.visit(kind, complete, ids, ri, func(st int) { s.counts[st]++ })
+		var sts [3 + nGroupKinds]int
+		for _, st := range sts[:s.streamsOf(kind, complete, ids, ri, &sts)] {
+			s.counts[st]++
+		}
 	}
 	s.log.buf = b
 	s.log.flush()
@@ -212,6 +218,7 @@ func (s *Rulers) scan(fn func(stream int, key uint64)) error {
 	var head [recHeader]byte
 	var val [8]byte
 	var ids [nGroupKinds]uint32
+	var sts [3 + nGroupKinds]int
 	for {
 		if _, err := io.ReadFull(r, head[:]); err == io.EOF {
 			return nil
@@ -230,7 +237,9 @@ func (s *Rulers) scan(fn func(stream int, key uint64)) error {
 				return fmt.Errorf("rulers: reading the spilled errors: %w", err)
 			}
 			key := orderKey(math.Float64frombits(binary.LittleEndian.Uint64(val[:])))
-			s.visit(head[0], complete, &ids, ri, func(st int) { fn(st, key) })
+			for _, st := range sts[:s.streamsOf(head[0], complete, &ids, ri, &sts)] {
+				fn(st, key)
+			}
 		}
 	}
 }
