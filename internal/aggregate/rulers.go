@@ -65,6 +65,7 @@ type Rulers struct {
 	sampleCalls int
 	models      *tokens.Models
 	err         error
+	finished    bool
 }
 
 // CalibrationFigures are the calibrated ruler's errors when fitted on the
@@ -323,7 +324,13 @@ func (s *Rulers) Err() error {
 	return s.err
 }
 
+// finish computes the figures from the logs and releases them; it does
+// nothing the second time (the logs are gone).
 func (s *Rulers) finish() {
+	if s.finished {
+		return
+	}
+	s.finished = true
 	defer s.samples.close()
 	stats, err := s.streamStats()
 	s.log.close()

@@ -348,3 +348,19 @@ func TestCrossValidateMatchesOracle(t *testing.T) {
 		})
 	}
 }
+
+// TestRulersFinishTwice: a second finish keeps the figures of the first
+// (the logs are released after it).
+func TestRulersFinishTwice(t *testing.T) {
+	s := newRulers("", nil)
+	for _, r := range randomRulerResults(9, 50) {
+		s.add(r)
+	}
+	s.finish()
+	first, _ := json.Marshal(s)
+	s.finish()
+	second, _ := json.Marshal(s)
+	if err := s.Err(); err != nil || string(first) != string(second) {
+		t.Errorf("second finish: err %v, figures changed: %v", err, string(first) != string(second))
+	}
+}
