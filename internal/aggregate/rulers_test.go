@@ -364,3 +364,33 @@ func TestRulersFinishTwice(t *testing.T) {
 		t.Errorf("second finish: err %v, figures changed: %v", err, string(first) != string(second))
 	}
 }
+
+// BenchmarkRulersFinish is the end of a run's rulers: the figures
+// selected from the logs (spill) against sorting every error and
+// calibrating over the samples in memory (sort, the former way).
+func BenchmarkRulersFinish(b *testing.B) {
+	results := randomRulerResults(5, 2000)
+	samples := randomSamples(6, 1500)
+	for i := range samples {
+		results[i].Sample = &samples[i]
+	}
+	b.Run("spill", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			s := newRulers("", nil)
+			for _, r := range results {
+				s.add(r)
+			}
+			b.StartTimer()
+			s.finish()
+		}
+	})
+	b.Run("sort", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			oracleRulers(results)
+			oracleCalibration(samples, nil)
+		}
+	})
+}

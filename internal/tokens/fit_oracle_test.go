@@ -158,3 +158,28 @@ func TestCalibrateMatchesReference(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCalibrate: ten folds by path hash over noisy samples, the
+// fitting code (new) against the former one (ref); -cpu 1 compares CPU.
+func BenchmarkCalibrate(b *testing.B) {
+	samples := noisy(5, 1500)
+	folds := make([]int, len(samples))
+	for i := range samples {
+		h := fnv.New32a()
+		h.Write([]byte(samples[i].Path + string(rune(i))))
+		folds[i] = int(h.Sum32() % 10)
+	}
+	for _, c := range []struct {
+		name string
+		fn   func([]Sample, Anchoring, FitOptions, *Models, bool, []int) (*Calibration, error)
+	}{{"new", Calibrate}, {"ref", refCalibrate}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.fn(samples, AnchorSegments, FitOptions{}, nil, true, folds); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
