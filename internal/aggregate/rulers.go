@@ -1,7 +1,12 @@
 package aggregate
 
 import (
+	"encoding/binary"
+	"fmt"
 	"hash/fnv"
+	"io"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,11 +43,29 @@ type Rulers struct {
 	// Calibration is the calibrated ruler refitted on this corpus.
 	Calibration *CalibrationFigures `json:"calibration,omitempty"`
 
-	calls, complete, pre map[string][]float64
-	groups               map[string]map[string]map[string][]float64 // kind → group → ruler → errors
-	samples              []tokens.Sample
-	sampleCalls          int
-	models               *tokens.Models
+	// The errors are not kept in memory: each call with an error appends a
+	// record to log (its rulers' |err| and its groups), and finish selects
+	// the order statistics every median and p95 needs from it (spill.go).
+	// counts has the number of errors of each stream (one ruler's errors
+	// over all calls, complete calls, compactions, or one group's complete
+	// calls); calls, complete and pre are the streams of each ruler (by
+	// its index in tokens.Names, -1 before its first error).
+	log                  spill
+	counts               []int64
+	calls, complete, pre []int
+	groups               [nGroupKinds]groupStreams
+	// hists bin each ruler's signed call errors for ErrorHistogram.
+	hists []*Histogram
+	// samples logs the calibration samples (encodeSample) for
+	// crossValidate, which reads them twice; sampleGens are their
+	// generations by id.
+	samples     spill
+	nSamples    int
+	sampleGens  groupStreams
+	sampleCalls int
+	models      *tokens.Models
+	err         error
+	finished    bool
 }
 
 // CalibrationFigures are the calibrated ruler's errors when fitted on the
@@ -69,9 +92,157 @@ const cvFolds = 10
 const maxCVCalls = 500_000
 
 func newRulers(overhead string, models *tokens.Models) *Rulers {
-	return &Rulers{Overhead: overhead, Measured: map[string]*RulerErrors{},
-		calls: map[string][]float64{}, complete: map[string][]float64{}, pre: map[string][]float64{},
-		groups: map[string]map[string]map[string][]float64{}, models: models}
+	n := len(tokens.Names())
+	s := &Rulers{Overhead: overhead, Measured: map[string]*RulerErrors{}, models: models,
+		calls: make([]int, n), complete: make([]int, n), pre: make([]int, n), hists: make([]*Histogram, n)}
+	for i := range n {
+		s.calls[i], s.complete[i], s.pre[i] = -1, -1, -1
+	}
+	for k := range s.groups {
+		s.groups[k].ids = map[string]int{}
+	}
+	s.sampleGens.ids = map[string]int{}
+	return s
+}
+
+// The kinds of breakdown of the complete calls' errors.
+const (
+	byTokenizer = iota
+	byFamily
+	byContent
+	nGroupKinds
+)
+
+// groupStreams are the groups of one kind of breakdown: their keys by id
+// (ids count from 1; 0 is no group) and each group's stream per ruler.
+type groupStreams struct {
+	ids     map[string]int
+	keys    []string
+	streams [][]int
+}
+
+// id is the id of a group key, added on first sight.
+func (g *groupStreams) id(key string) int {
+	if id, ok := g.ids[key]; ok {
+		return id
+	}
+	g.keys = append(g.keys, key)
+	g.streams = append(g.streams, nil)
+	g.ids[key] = len(g.keys)
+	return len(g.keys)
+}
+
+// stream returns *slot, made a new stream first if it has none.
+func (s *Rulers) stream(slot *int) int {
+	if *slot < 0 {
+		*slot = len(s.counts)
+		s.counts = append(s.counts, 0)
+	}
+	return *slot
+}
+
+// groupStream is the stream of ruler ri in group id of a kind.
+func (s *Rulers) groupStream(kind, id, ri int) int {
+	g := &s.groups[kind]
+	if g.streams[id-1] == nil {
+		g.streams[id-1] = make([]int, len(s.calls))
+		for i := range g.streams[id-1] {
+			g.streams[id-1][i] = -1
+		}
+	}
+	return s.stream(&g.streams[id-1][ri])
+}
+
+// A record of the log: recCall or recBoundary, a flags byte (recComplete),
+// the mask of the rulers with an error (bit i: tokens.Names()[i]), a
+// padding byte, the tokenizer, family and content class ids (uint32, 0
+// for none; boundaries have none), then the |err| of each ruler of the
+// mask in order (float64 bits), all little-endian.
+const (
+	recCall     = 0
+	recBoundary = 1
+	recComplete = 1
+	recHeader   = 16
+)
+
+// streamsOf puts in out the streams a record's error of ruler ri belongs
+// to (creating them on first sight) and returns how many.
+func (s *Rulers) streamsOf(kind byte, complete bool, ids *[nGroupKinds]uint32, ri int, out *[3 + nGroupKinds]int) int {
+	if kind == recBoundary {
+		out[0] = s.stream(&s.pre[ri])
+		return 1
+	}
+	out[0] = s.stream(&s.calls[ri])
+	if !complete {
+		return 1
+	}
+	out[1] = s.stream(&s.complete[ri])
+	n := 2
+	for k, id := range ids {
+		if id > 0 {
+			out[n] = s.groupStream(k, int(id), ri)
+			n++
+		}
+	}
+	return n
+}
+
+// record appends one record to the log and counts its errors; errs holds
+// the signed error of each ruler of mask.
+func (s *Rulers) record(kind byte, complete bool, ids *[nGroupKinds]uint32, mask byte, errs *[8]float64) {
+	var flags byte
+	if complete {
+		flags = recComplete
+	}
+	b := append(s.log.buf, kind, flags, mask, 0)
+	for _, id := range ids {
+		b = binary.LittleEndian.AppendUint32(b, id)
+	}
+	for ri := range s.calls {
+		if mask&(1<<ri) == 0 {
+			continue
+		}
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(math.Abs(errs[ri])))
+		var sts [3 + nGroupKinds]int
+		for _, st := range sts[:s.streamsOf(kind, complete, ids, ri, &sts)] {
+			s.counts[st]++
+		}
+	}
+	s.log.buf = b
+	s.log.flush()
+}
+
+// scan reads the log back, calling fn with each error's stream and
+// orderKey.
+func (s *Rulers) scan(fn func(stream int, key uint64)) error {
+	r := s.log.reader()
+	var head [recHeader]byte
+	var val [8]byte
+	var ids [nGroupKinds]uint32
+	var sts [3 + nGroupKinds]int
+	for {
+		if _, err := io.ReadFull(r, head[:]); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("rulers: reading the spilled errors: %w", err)
+		}
+		for k := range ids {
+			ids[k] = binary.LittleEndian.Uint32(head[4+4*k:])
+		}
+		complete := head[1]&recComplete != 0
+		for ri := range s.calls {
+			if head[2]&(1<<ri) == 0 {
+				continue
+			}
+			if _, err := io.ReadFull(r, val[:]); err != nil {
+				return fmt.Errorf("rulers: reading the spilled errors: %w", err)
+			}
+			key := orderKey(math.Float64frombits(binary.LittleEndian.Uint64(val[:])))
+			for _, st := range sts[:s.streamsOf(head[0], complete, &ids, ri, &sts)] {
+				fn(st, key)
+			}
+		}
+	}
 }
 
 // family is a model name without its date suffix (claude-opus-4-5-20251101
@@ -88,20 +259,9 @@ func family(model string) string {
 	return model
 }
 
-// group adds one error to a breakdown.
-func (s *Rulers) group(kind, key, ruler string, e float64) {
-	g := s.groups[kind]
-	if g == nil {
-		g = map[string]map[string][]float64{}
-		s.groups[kind] = g
-	}
-	if g[key] == nil {
-		g[key] = map[string][]float64{}
-	}
-	g[key][ruler] = append(g[key][ruler], e)
-}
-
 func (s *Rulers) add(r *analysis.Result) {
+	names := tokens.Names()
+	var errs [8]float64
 	j := 0 // index of the next measured call in r.Classes
 	for i := range r.Calls {
 		c := &r.Calls[i]
@@ -112,110 +272,289 @@ func (s *Rulers) add(r *analysis.Result) {
 			}
 			j++
 		}
-		fam := family(c.Model)
-		for _, name := range tokens.Names() {
-			_, e := c.Slots(name)
-			if *e == nil {
-				continue
-			}
-			s.calls[name] = append(s.calls[name], **e)
-			if c.Complete {
-				s.complete[name] = append(s.complete[name], **e)
-				s.group("tokenizer", c.Tokenizer, name, **e)
-				s.group("family", fam, name, **e)
-				if class != "" {
-					s.group("content", class, name, **e)
+		var mask byte
+		for ri, name := range names {
+			if _, e := c.Slots(name); *e != nil {
+				mask |= 1 << ri
+				errs[ri] = **e
+				if s.hists[ri] == nil {
+					s.hists[ri] = NewHistogram(-0.5, 0.5, 50)
 				}
+				s.hists[ri].Add(**e)
 			}
 		}
+		if mask == 0 {
+			continue
+		}
+		var ids [nGroupKinds]uint32
+		if c.Complete {
+			ids[byTokenizer] = uint32(s.groups[byTokenizer].id(c.Tokenizer))
+			ids[byFamily] = uint32(s.groups[byFamily].id(family(c.Model)))
+			if class != "" {
+				ids[byContent] = uint32(s.groups[byContent].id(class))
+			}
+		}
+		s.record(recCall, c.Complete, &ids, mask, &errs)
 	}
 	if r.Sample != nil && len(r.Sample.Calls) > 0 && s.sampleCalls+len(r.Sample.Calls) <= maxCVCalls {
-		s.samples = append(s.samples, *r.Sample)
+		s.encodeSample(r.Sample)
 		s.sampleCalls += len(r.Sample.Calls)
 	}
 	for i := range r.Boundaries {
 		b := &r.Boundaries[i]
-		for _, name := range tokens.Names() {
+		var mask byte
+		for ri, name := range names {
 			if _, e := b.Slots(name); *e != nil {
-				s.pre[name] = append(s.pre[name], **e)
+				mask |= 1 << ri
+				errs[ri] = **e
 			}
+		}
+		if mask != 0 {
+			s.record(recBoundary, false, &[nGroupKinds]uint32{}, mask, &errs)
 		}
 	}
 }
 
+// Err reports a failure of finish to read back the errors it spilled to
+// a temporary file (the rulers' figures are then incomplete).
+func (s *Rulers) Err() error {
+	if s == nil {
+		return nil
+	}
+	return s.err
+}
+
+// finish computes the figures from the logs and releases them; it does
+// nothing the second time (the logs are gone).
 func (s *Rulers) finish() {
-	for _, name := range tokens.Names() {
-		if len(s.calls[name]) == 0 && len(s.pre[name]) == 0 {
+	if s.finished {
+		return
+	}
+	s.finished = true
+	defer s.samples.close()
+	stats, err := s.streamStats()
+	s.log.close()
+	if err != nil {
+		s.err = err
+		return
+	}
+	of := func(stream int) tokens.ErrStats {
+		if stream < 0 {
+			return tokens.ErrStatsAt(0, nil)
+		}
+		return stats[stream]
+	}
+	for ri, name := range tokens.Names() {
+		if s.calls[ri] < 0 && s.pre[ri] < 0 {
 			continue
 		}
-		s.Measured[name] = &RulerErrors{Calls: tokens.AbsErrStats(s.calls[name]),
-			Complete: tokens.AbsErrStats(s.complete[name]), PreTokens: tokens.AbsErrStats(s.pre[name])}
+		s.Measured[name] = &RulerErrors{Calls: of(s.calls[ri]), Complete: of(s.complete[ri]), PreTokens: of(s.pre[ri])}
 	}
-	stats := func(kind string) map[string]map[string]tokens.ErrStats {
-		g := s.groups[kind]
-		if len(g) == 0 {
+	breakdown := func(kind int) map[string]map[string]tokens.ErrStats {
+		g := &s.groups[kind]
+		if len(g.keys) == 0 {
 			return nil
 		}
 		out := map[string]map[string]tokens.ErrStats{}
-		for key, byRuler := range g {
+		for id, key := range g.keys {
 			out[key] = map[string]tokens.ErrStats{}
-			for name, errs := range byRuler {
-				out[key][name] = tokens.AbsErrStats(errs)
+			for ri, st := range g.streams[id] {
+				if st >= 0 {
+					out[key][tokens.Names()[ri]] = stats[st]
+				}
 			}
 		}
 		return out
 	}
-	s.ByTokenizer, s.ByFamily, s.ByContent = stats("tokenizer"), stats("family"), stats("content")
-	s.Calibration = s.crossValidate()
+	s.ByTokenizer, s.ByFamily, s.ByContent = breakdown(byTokenizer), breakdown(byFamily), breakdown(byContent)
+	s.Calibration, s.err = s.crossValidate()
+}
+
+// streamStats selects the median and p95 of every stream's |err| from the
+// log.
+func (s *Rulers) streamStats() ([]tokens.ErrStats, error) {
+	return selectStats(s.counts, s.scan)
+}
+
+// selectStats is the median and p95 of each stream of |err| whose
+// orderKeys scan visits, counts[st] being the length of stream st
+// (selectOrder).
+func selectStats(counts []int64, scan func(visit func(stream int, key uint64)) error) ([]tokens.ErrStats, error) {
+	want := make([][]int, len(counts))
+	for st, n := range counts {
+		want[st] = tokens.ErrStatsRanks(int(n))
+	}
+	keys, err := selectOrder(counts, want, scan)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]tokens.ErrStats, len(counts))
+	for st, n := range counts {
+		out[st] = tokens.ErrStatsAt(int(n), func(rank int) float64 {
+			return orderValue(keys[st][slices.Index(want[st], rank)])
+		})
+	}
+	return out, nil
 }
 
 // crossValidate refits the calibrated ruler on the run's samples and
 // measures it in sample and by cvFolds-fold cross-validation by transcript
 // (a transcript's fold comes from its path, so the figure does not depend
-// on -j); nil when there is nothing to fit.
-func (s *Rulers) crossValidate() *CalibrationFigures {
-	if len(s.samples) == 0 {
-		return nil
+// on -j); nil when there is nothing to fit. It reads the logged samples
+// twice (tokens.FoldFit) and logs their errors for the selection of the
+// medians and p95s, so only the fit's steps are in memory.
+func (s *Rulers) crossValidate() (*CalibrationFigures, error) {
+	if s.nSamples == 0 {
+		return nil, nil
 	}
-	mode, _ := tokens.ParseAnchoring(s.Overhead)
-	folds := make([]int, len(s.samples))
-	for i := range s.samples {
-		h := fnv.New32a()
-		h.Write([]byte(s.samples[i].Path))
-		folds[i] = int(h.Sum32() % cvFolds)
+	ff := tokens.NewFoldFit(tokens.FitOptions{}, s.models)
+	ff.Grow(s.sampleCalls - s.nSamples)
+	if err := s.scanSamples(func(_ int, smp *tokens.Sample, fold int) { ff.Add(smp, fold) }); err != nil {
+		return nil, err
 	}
-	cal, err := tokens.Calibrate(s.samples, mode, tokens.FitOptions{}, s.models, true, folds)
-	if err != nil {
-		return nil
+	if err := ff.Fit(true); err != nil {
+		return nil, nil
 	}
-	in, cv := map[string][]float64{}, map[string][]float64{}
-	for i := range s.samples {
-		g := s.samples[i].Gen
-		in["all"] = append(in["all"], cal.InSample[i]...)
-		in[g] = append(in[g], cal.InSample[i]...)
-		cv["all"] = append(cv["all"], cal.HeldOut[i]...)
-		cv[g] = append(cv[g], cal.HeldOut[i]...)
+	// Streams of errors: in sample and cross-validated, of every call
+	// ("all") and per generation.
+	var errs spill
+	defer errs.close()
+	var counts []int64
+	type pair struct{ in, cv int }
+	streams := map[string]pair{}
+	var keys []string
+	streamOf := func(k string) pair {
+		p, ok := streams[k]
+		if !ok {
+			p = pair{len(counts), len(counts) + 1}
+			counts = append(counts, 0, 0)
+			streams[k] = p
+			keys = append(keys, k)
+		}
+		return p
 	}
-	out := &CalibrationFigures{Folds: cvFolds, Calls: s.sampleCalls, InSample: map[string]tokens.ErrStats{}, CrossValidated: map[string]tokens.ErrStats{}, Notes: cal.Notes}
-	for k, v := range in {
-		if len(v) > 0 {
-			out.InSample[k] = tokens.AbsErrStats(v)
-			out.CrossValidated[k] = tokens.AbsErrStats(cv[k])
+	log := func(st int, vs []float64) {
+		for _, v := range vs {
+			errs.buf = binary.LittleEndian.AppendUint32(errs.buf, uint32(st))
+			errs.buf = binary.LittleEndian.AppendUint64(errs.buf, math.Float64bits(math.Abs(v)))
+			counts[st]++
+			errs.flush()
 		}
 	}
-	s.samples = nil
-	return out
+	err := s.scanSamples(func(i int, smp *tokens.Sample, _ int) {
+		in, ho := ff.Errors(i, smp)
+		for _, k := range []string{"all", smp.Gen} {
+			p := streamOf(k)
+			log(p.in, in)
+			log(p.cv, ho)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	stats, err := selectStats(counts, func(fn func(int, uint64)) error {
+		r := errs.reader()
+		var rec [12]byte
+		for {
+			if _, err := io.ReadFull(r, rec[:]); err == io.EOF {
+				return nil
+			} else if err != nil {
+				return fmt.Errorf("rulers: reading the spilled calibration errors: %w", err)
+			}
+			fn(int(binary.LittleEndian.Uint32(rec[:])), orderKey(math.Float64frombits(binary.LittleEndian.Uint64(rec[4:]))))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &CalibrationFigures{Folds: cvFolds, Calls: s.sampleCalls, InSample: map[string]tokens.ErrStats{},
+		CrossValidated: map[string]tokens.ErrStats{}, Notes: ff.Notes()}
+	for _, k := range keys {
+		if p := streams[k]; counts[p.in] > 0 {
+			out.InSample[k] = stats[p.in]
+			out.CrossValidated[k] = stats[p.cv]
+		}
+	}
+	return out, nil
+}
+
+// encodeSample appends a calibration sample to the samples log: its fold,
+// generation id and number of calls (uint32 each), then per call its
+// quantities and real context (float64 bits), segment (int64) and a byte
+// of flags (1: anchor, 2: complete), little-endian.
+func (s *Rulers) encodeSample(smp *tokens.Sample) {
+	h := fnv.New32a()
+	h.Write([]byte(smp.Path))
+	b := s.samples.buf
+	b = binary.LittleEndian.AppendUint32(b, h.Sum32()%cvFolds)
+	b = binary.LittleEndian.AppendUint32(b, uint32(s.sampleGens.id(smp.Gen)))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(smp.Calls)))
+	for i := range smp.Calls {
+		c := &smp.Calls[i]
+		for _, x := range c.X {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+		}
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(c.Real))
+		b = binary.LittleEndian.AppendUint64(b, uint64(int64(c.Segment)))
+		var flags byte
+		if c.Anchor {
+			flags |= 1
+		}
+		if c.Complete {
+			flags |= 2
+		}
+		b = append(b, flags)
+	}
+	s.samples.buf = b
+	s.nSamples++
+	s.samples.flush()
+}
+
+// scanSamples reads the samples log back, calling fn with each sample's
+// index, the sample (reused from one call to the next) and its fold.
+func (s *Rulers) scanSamples(fn func(i int, smp *tokens.Sample, fold int)) error {
+	r := s.samples.reader()
+	var smp tokens.Sample
+	var head [12]byte
+	var call [len(tokens.SampleCall{}.X)*8 + 17]byte
+	for i := 0; i < s.nSamples; i++ {
+		if _, err := io.ReadFull(r, head[:]); err != nil {
+			return fmt.Errorf("rulers: reading the spilled calibration samples: %w", err)
+		}
+		fold := int(binary.LittleEndian.Uint32(head[:]))
+		smp.Gen = s.sampleGens.keys[binary.LittleEndian.Uint32(head[4:])-1]
+		n := int(binary.LittleEndian.Uint32(head[8:]))
+		smp.Calls = slices.Grow(smp.Calls[:0], n)[:n]
+		for k := range smp.Calls {
+			if _, err := io.ReadFull(r, call[:]); err != nil {
+				return fmt.Errorf("rulers: reading the spilled calibration samples: %w", err)
+			}
+			c := &smp.Calls[k]
+			o := 0
+			for j := range c.X {
+				c.X[j] = math.Float64frombits(binary.LittleEndian.Uint64(call[o:]))
+				o += 8
+			}
+			c.Real = math.Float64frombits(binary.LittleEndian.Uint64(call[o:]))
+			c.Segment = int(int64(binary.LittleEndian.Uint64(call[o+8:])))
+			c.Anchor, c.Complete = call[o+16]&1 != 0, call[o+16]&2 != 0
+		}
+		fn(i, &smp, fold)
+	}
+	return nil
 }
 
 // ErrorHistogram bins a ruler's signed call errors (est − real) / real in
 // 2 % bins over [−50 %, +50 %) for report.html; nil when there are none.
 func (s *Rulers) ErrorHistogram(name string) *Histogram {
-	if s == nil || len(s.calls[name]) == 0 {
+	if s == nil {
 		return nil
 	}
-	h := NewHistogram(-0.5, 0.5, 50)
-	for _, e := range s.calls[name] {
-		h.Add(e)
+	ri := slices.Index(tokens.Names(), name)
+	if ri < 0 || ri >= len(s.hists) || s.hists[ri] == nil {
+		return nil
 	}
-	return h
+	h := *s.hists[ri]
+	h.Counts = slices.Clone(h.Counts)
+	return &h
 }

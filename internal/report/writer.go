@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/compactbench/compactbench/internal/analysis"
 )
@@ -223,38 +224,94 @@ func (w *Writer) Close() (*Summary, error) {
 }
 
 func (w *Writer) close() (*Summary, error) {
-	for i, s := range w.sinks {
-		if err := s.Close(); err != nil {
-			for _, rest := range w.sinks[i+1:] {
-				rest.Abort()
-			}
-			return nil, err
+	// The tables are finished on a goroutine of their own while the
+	// summary is computed and the reports rendered: each writes only its
+	// own files, so the bytes are those of doing one after the other. The
+	// rules table reads the anchor tally the summary reads too, so it is
+	// finished first, here.
+	var tables, rules []sink
+	for _, s := range w.sinks {
+		if _, ok := s.(*rulesSink); ok {
+			rules = append(rules, s)
+		} else {
+			tables = append(tables, s)
 		}
 	}
-	w.sum.Finish()
-	if w.formats.JSON {
-		data, err := json.MarshalIndent(&w.sum, "", "  ")
-		if err != nil {
-			return nil, fmt.Errorf("summary.json: %w", err)
+	if err := closeSinks(rules); err != nil {
+		for _, s := range tables {
+			s.Abort()
 		}
-		if err := WriteFileAtomic(w.dir, "summary.json", append(data, '\n')); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
-	if w.formats.Markdown {
-		if err := writeReport(w.dir, "report.md", func(b io.Writer) error { return WriteMarkdown(b, &w.sum, w.data) }); err != nil {
-			return nil, err
-		}
+	tablesDone := make(chan error, 1)
+	go func() { tablesDone <- closeSinks(tables) }()
+	err := w.writeSummary()
+	if terr := <-tablesDone; terr != nil {
+		return nil, terr
 	}
-	if w.formats.HTML {
-		if err := writeReport(w.dir, "report.html", func(b io.Writer) error { return WriteHTML(b, &w.sum, w.data) }); err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
 	}
 	if err := swapDir(w.dir, w.final); err != nil {
 		return nil, err
 	}
 	return &w.sum, nil
+}
+
+// closeSinks closes the sinks in order; after a failure it aborts the
+// rest.
+func closeSinks(sinks []sink) error {
+	for i, s := range sinks {
+		if err := s.Close(); err != nil {
+			for _, rest := range sinks[i+1:] {
+				rest.Abort()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSummary finishes the summary and writes summary.json, report.md and
+// report.html as selected, the three at once (each only reads the finished
+// summary); the first error in that order is returned.
+func (w *Writer) writeSummary() error {
+	w.sum.Finish()
+	if err := w.sum.Rulers.Err(); err != nil {
+		return err
+	}
+	var errs [3]error
+	var wg sync.WaitGroup
+	if w.formats.Markdown {
+		wg.Go(func() {
+			errs[1] = writeReport(w.dir, "report.md", func(b io.Writer) error { return WriteMarkdown(b, &w.sum, w.data) })
+		})
+	}
+	if w.formats.HTML {
+		wg.Go(func() {
+			errs[2] = writeReport(w.dir, "report.html", func(b io.Writer) error { return WriteHTML(b, &w.sum, w.data) })
+		})
+	}
+	if w.formats.JSON {
+		data, err := json.MarshalIndent(&w.sum, "", "  ")
+		if err != nil {
+			errs[0] = fmt.Errorf("summary.json: %w", err)
+		} else {
+			errs[0] = WriteFileAtomic(w.dir, "summary.json", append(data, '\n'))
+		}
+	}
+	wg.Wait()
+	return firstErr(errs[:])
+}
+
+// firstErr is the first non-nil error of errs.
+func firstErr(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // swapDir puts the directory tmp in place of final: final is renamed

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -114,28 +118,69 @@ func Collect(t *transcript.Transcript, mode Anchoring, models *Models) Sample {
 }
 
 // step is the change between two consecutive complete calls of a segment.
+// The quantities are byte and item counts, so their changes are small
+// integers, kept as int32 (44 bytes instead of 88: a run keeps up to
+// 500,000 steps); a step with a change that is not (a fraction, or out of
+// range) keeps its exact values in wide instead.
 type step struct {
-	dx    features
+	dx    [nFeatures]int32
+	wide  *features
 	dreal float64
-	file  int
-	gen   string
+	// file is the index of the step's sample; nz has bit j set when
+	// feature j changed.
+	file int32
+	nz   uint16
 }
 
+// x is the change of feature j.
+func (s *step) x(j int) float64 {
+	if s.wide != nil {
+		return s.wide[j]
+	}
+	return float64(s.dx[j])
+}
+
+// steps lists the steps of every sample, in sample order.
 func steps(samples []Sample) []step {
-	var out []step
+	n := 0
 	for f := range samples {
-		cs := samples[f].Calls
-		for k := 1; k < len(cs); k++ {
-			a, b := &cs[k-1], &cs[k]
-			if b.Anchor || a.Segment != b.Segment || !a.Complete || !b.Complete {
-				continue
-			}
-			st := step{dreal: b.Real - a.Real, file: f, gen: genOf(&samples[f])}
-			for i := range st.dx {
-				st.dx[i] = b.X[i] - a.X[i]
-			}
-			out = append(out, st)
+		n += max(len(samples[f].Calls)-1, 0)
+	}
+	out := make([]step, 0, n)
+	for f := range samples {
+		out = appendSteps(out, &samples[f], f)
+	}
+	return out
+}
+
+// appendSteps appends the steps of one sample, file f.
+func appendSteps(out []step, s *Sample, f int) []step {
+	cs := s.Calls
+	for k := 1; k < len(cs); k++ {
+		a, b := &cs[k-1], &cs[k]
+		if b.Anchor || a.Segment != b.Segment || !a.Complete || !b.Complete {
+			continue
 		}
+		st := step{dreal: b.Real - a.Real, file: int32(f)}
+		var dx features
+		exact := true
+		for i := range dx {
+			dx[i] = b.X[i] - a.X[i]
+			if dx[i] != 0 {
+				st.nz |= 1 << i
+			}
+			// int32 keeps it exactly when it converts back to itself
+			// (out of range or a fraction does not; −0 would be +0).
+			d := int32(dx[i])
+			exact = exact && float64(d) == dx[i] && (dx[i] != 0 || !math.Signbit(dx[i]))
+			st.dx[i] = d
+		}
+		if !exact {
+			w := new(features)
+			*w = dx
+			st.wide = w
+		}
+		out = append(out, st)
 	}
 	return out
 }
@@ -168,7 +213,12 @@ const huberK = 0.5
 // factor; the tool_result constant always does, as every tool result comes
 // with a tool call and the data cannot tell their constants apart.
 func Fit(samples []Sample, opt FitOptions) (*Factors, error) {
-	return fitSteps(steps(samples), opt.withDefaults(), nil)
+	st := steps(samples)
+	idx := make([]int32, len(st))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	return fitSteps(st, idx, opt.withDefaults(), &fitScratch{})
 }
 
 // withDefaults fills in the options left zero.
@@ -182,63 +232,69 @@ func (o FitOptions) withDefaults() FitOptions {
 	return o
 }
 
-// fitSteps fits on every step except those of the files skip reports (nil
-// skips none).
-func fitSteps(st []step, opt FitOptions, skip func(file int) bool) (*Factors, error) {
+// fitScratch holds the buffers of fitSteps, reused from one fit to the
+// next (one per goroutine).
+type fitScratch struct {
+	robust, ys []float64
+	idx        []int32
+}
+
+// grow returns buf resized to n (its old contents are not kept).
+func grow[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	return buf[:n]
+}
+
+// fitSteps fits on the steps st[idx[0]], st[idx[1]], ... (in that order).
+func fitSteps(st []step, idx []int32, opt FitOptions, sc *fitScratch) (*Factors, error) {
 	prior := opt.Prior.vector()
 	var support [nFeatures]int
-	n := 0
-	for i := range st {
-		if skip != nil && skip(st[i].file) {
-			continue
-		}
-		n++
-		for j, x := range st[i].dx {
-			if x != 0 {
-				support[j]++
-			}
+	n := len(idx)
+	for _, i := range idx {
+		for m := st[i].nz; m != 0; m &= m - 1 {
+			support[bits.TrailingZeros16(m)]++
 		}
 	}
 	if n == 0 {
 		return nil, ErrNoData
 	}
 	// free are the fitted features; pos[j] is feature j's place in free,
-	// or -1 when it keeps the prior.
+	// or -1 when it keeps the prior; freeMask has their bits.
 	var free []int
 	var pos [nFeatures]int
 	var fixedNames []string
+	var freeMask uint16
 	for j := 0; j < nFeatures; j++ {
 		if j != fToolResult && support[j] >= opt.MinSupport {
 			pos[j] = len(free)
 			free = append(free, j)
+			freeMask |= 1 << j
 		} else {
 			pos[j] = -1
 			fixedNames = append(fixedNames, featureNames[j])
 		}
 	}
-	robust := make([]float64, len(st))
-	for i := range robust {
-		robust[i] = 1
+	sc.robust = grow(sc.robust, n)
+	robust := sc.robust
+	for k := range robust {
+		robust[k] = 1
 	}
-	// Per step, once: the target less the fixed factors' share, and the
-	// fitted quantities that changed (most steps change few of them, so
-	// the normal equations are summed over those pairs only).
-	ys := make([]float64, len(st))
-	nz := make([][]int, len(st))
-	for i := range st {
+	// Per step, once: the target less the fixed factors' share. The
+	// normal equations are summed over the pairs of fitted quantities
+	// that changed (most steps change few of them), in feature order.
+	sc.ys = grow(sc.ys, n)
+	ys := sc.ys
+	for k, i := range idx {
 		s := &st[i]
-		if skip != nil && skip(s.file) {
-			continue
-		}
 		y := s.dreal
 		for j := 0; j < nFeatures; j++ {
 			if pos[j] < 0 {
-				y -= prior[j] * s.dx[j]
-			} else if s.dx[j] != 0 {
-				nz[i] = append(nz[i], j)
+				y -= prior[j] * s.x(j)
 			}
 		}
-		ys[i] = y
+		ys[k] = y
 	}
 	var sol []float64
 	for iter := 0; iter < 20; iter++ {
@@ -248,46 +304,58 @@ func fitSteps(st []step, opt FitOptions, skip func(file int) bool) (*Factors, er
 			A[a] = make([]float64, m)
 		}
 		b := make([]float64, m)
-		for i := range st {
+		for k, i := range idx {
 			s := &st[i]
-			if skip != nil && skip(s.file) {
-				continue
-			}
-			w := robust[i] / (200 + math.Abs(s.dreal))
-			for _, ja := range nz[i] {
-				xa := s.dx[ja]
+			w := robust[k] / (200 + math.Abs(s.dreal))
+			nz := s.nz & freeMask
+			for ma := nz; ma != 0; ma &= ma - 1 {
+				ja := bits.TrailingZeros16(ma)
+				xa := s.x(ja)
 				row := A[pos[ja]]
-				for _, jc := range nz[i] {
-					row[pos[jc]] += w * xa * s.dx[jc]
+				for mc := nz; mc != 0; mc &= mc - 1 {
+					jc := bits.TrailingZeros16(mc)
+					row[pos[jc]] += w * xa * s.x(jc)
 				}
-				b[pos[ja]] += w * xa * ys[i]
+				b[pos[ja]] += w * xa * ys[k]
 			}
 		}
 		next := nnls(A, b)
-		// Huber weights on the relative step residuals.
-		changed := false
-		for i := range st {
-			s := &st[i]
-			if skip != nil && skip(s.file) {
-				continue
+		// Huber weights on the relative step residuals. A quantity that
+		// did not change adds a zero term to the prediction, which
+		// leaves the sum as it is when every factor is finite.
+		fv := prior
+		for a, j := range free {
+			fv[j] = next[a]
+		}
+		finite := true
+		for _, x := range fv {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				finite = false
 			}
+		}
+		changed := false
+		for k, i := range idx {
+			s := &st[i]
 			pred := 0.0
-			for j := 0; j < nFeatures; j++ {
-				fj := prior[j]
-				if k := pos[j]; k >= 0 {
-					fj = next[k]
+			if finite {
+				for mj := s.nz; mj != 0; mj &= mj - 1 {
+					j := bits.TrailingZeros16(mj)
+					pred += fv[j] * s.x(j)
 				}
-				pred += fj * s.dx[j]
+			} else {
+				for j := 0; j < nFeatures; j++ {
+					pred += fv[j] * s.x(j)
+				}
 			}
 			e := math.Abs(pred-s.dreal) / (200 + math.Abs(s.dreal))
 			w := 1.0
 			if e > huberK {
 				w = huberK / e
 			}
-			if math.Abs(w-robust[i]) > 1e-6 {
+			if math.Abs(w-robust[k]) > 1e-6 {
 				changed = true
 			}
-			robust[i] = w
+			robust[k] = w
 		}
 		sol = next
 		if !changed {
@@ -359,24 +427,19 @@ type Calibration struct {
 	HeldOut  [][]float64
 }
 
-// fitSet fits every generation on the steps of the files skip lets in: the
+// fitSet fits every generation on the steps byGen lists for it (indices
+// into st, in order; a generation without steps has no entry): the
 // reference generation first (prior: opt.Prior), then each other one with
 // the reference fit times the tokenizer's ratio as prior; a generation
 // without steps gets that product as is, with a note.
-func fitSet(st []step, gens []string, opt FitOptions, models *Models, skip func(int) bool) (*FactorSet, []string, error) {
-	byGen := map[string][]step{}
-	for i := range st {
-		if skip == nil || !skip(st[i].file) {
-			byGen[st[i].gen] = append(byGen[st[i].gen], st[i])
-		}
-	}
+func fitSet(st []step, byGen map[string][]int32, gens []string, opt FitOptions, models *Models, sc *fitScratch) (*FactorSet, []string, error) {
 	if len(byGen) == 0 {
 		return nil, nil, ErrNoData
 	}
 	set := &FactorSet{Generations: map[string]*Factors{}}
 	ref := opt.Prior
 	if len(byGen[ReferenceGeneration]) > 0 {
-		f, err := fitSteps(byGen[ReferenceGeneration], opt, nil)
+		f, err := fitSteps(st, byGen[ReferenceGeneration], opt, sc)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -401,7 +464,7 @@ func fitSet(st []step, gens []string, opt FitOptions, models *Models, skip func(
 		}
 		o := opt
 		o.Prior = prior
-		f, err := fitSteps(byGen[g], o, nil)
+		f, err := fitSteps(st, byGen[g], o, sc)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -410,24 +473,53 @@ func fitSet(st []step, gens []string, opt FitOptions, models *Models, skip func(
 	return set, notes, nil
 }
 
+// withoutFold lists, per generation, the steps of all that are not of
+// fold k, in sc.idx (generations left with none are left out).
+func withoutFold(st []step, all map[string][]int32, fileFold func(int) int, k int, sc *fitScratch) map[string][]int32 {
+	total := 0
+	for _, ids := range all {
+		total += len(ids)
+	}
+	sc.idx = grow(sc.idx, total)
+	buf := sc.idx[:0]
+	out := map[string][]int32{}
+	for g, ids := range all {
+		start := len(buf)
+		for _, i := range ids {
+			if fileFold(int(st[i].file)) != k {
+				buf = append(buf, i)
+			}
+		}
+		if len(buf) > start {
+			out[g] = buf[start:len(buf):len(buf)]
+		}
+	}
+	return out
+}
+
 // Calibrate fits factors per tokenizer generation on all samples and
 // measures them: in sample, and held out (when heldOut) by fitting without
 // each fold of samples in turn and measuring the fold. folds gives each
-// sample's fold (nil: every sample is its own, leave-one-file-out).
+// sample's fold (nil: every sample is its own, leave-one-file-out). The
+// folds are fitted in parallel (GOMAXPROCS at once); the result does not
+// depend on it.
 func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, models *Models, heldOut bool, folds []int) (*Calibration, error) {
-	opt = opt.withDefaults()
-	st := steps(samples)
-	gens := models.Generations()
+	ff := NewFoldFit(opt, models)
 	for i := range samples {
-		if !slices.Contains(gens, samples[i].Gen) && samples[i].Gen != "" {
-			gens = append(gens, samples[i].Gen)
+		k := i
+		if folds != nil {
+			k = folds[i]
 		}
+		ff.Add(&samples[i], k)
 	}
-	set, notes, err := fitSet(st, gens, opt, models, nil)
-	if err != nil {
+	if err := ff.Fit(heldOut); err != nil {
 		return nil, err
 	}
-	cal := &Calibration{Set: set, Notes: notes, InSample: make([][]float64, len(samples))}
+	set := ff.Set()
+	cal := &Calibration{Set: set, Notes: ff.Notes(), InSample: make([][]float64, len(samples))}
+	if heldOut {
+		cal.HeldOut = make([][]float64, len(samples))
+	}
 	type acc struct {
 		in, ho      []float64
 		calls, tran int
@@ -435,48 +527,21 @@ func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, models *Models,
 	per := map[string]*acc{}
 	for i := range samples {
 		g := genOf(&samples[i])
-		f, _ := set.For(g, models)
-		cal.InSample[i] = SampleErrors(&samples[i], f)
 		a := per[g]
 		if a == nil {
 			a = &acc{}
 			per[g] = a
 		}
-		a.in = append(a.in, cal.InSample[i]...)
+		in, ho := ff.Errors(i, &samples[i])
+		cal.InSample[i] = in
+		a.in = append(a.in, in...)
 		a.calls += len(samples[i].Calls)
 		if len(samples[i].Calls) > 0 {
 			a.tran++
 		}
-	}
-	if heldOut {
-		cal.HeldOut = make([][]float64, len(samples))
-		fold := func(i int) int {
-			if folds == nil {
-				return i
-			}
-			return folds[i]
-		}
-		var ids []int
-		seen := map[int]bool{}
-		for i := range samples {
-			if k := fold(i); !seen[k] && len(samples[i].Calls) >= 2 {
-				seen[k] = true
-				ids = append(ids, k)
-			}
-		}
-		for _, k := range ids {
-			g, _, err := fitSet(st, gens, opt, models, func(f int) bool { return fold(f) == k })
-			if err != nil {
-				continue
-			}
-			for i := range samples {
-				if fold(i) != k {
-					continue
-				}
-				f, _ := g.For(genOf(&samples[i]), models)
-				cal.HeldOut[i] = SampleErrors(&samples[i], f)
-				per[genOf(&samples[i])].ho = append(per[genOf(&samples[i])].ho, cal.HeldOut[i]...)
-			}
+		if heldOut {
+			cal.HeldOut[i] = ho
+			a.ho = append(a.ho, ho...)
 		}
 	}
 	for g, f := range set.Generations {
@@ -496,6 +561,126 @@ func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, models *Models,
 		}
 	}
 	return cal, nil
+}
+
+// FoldFit is Calibrate for samples too many to hold at once: it is given
+// the samples one at a time (Add), keeps only their steps, fits (Fit), and
+// is given them again in the same order to measure each (Errors).
+type FoldFit struct {
+	opt    FitOptions
+	models *Models
+	st     []step
+	// gens are the model table's generations, then the samples' others
+	// in order of appearance; all lists each generation's steps.
+	gens []string
+	all  map[string][]int32
+	// folds is each sample's fold; ids the folds that have a sample of
+	// two calls or more, in order of appearance.
+	folds []int
+	ids   []int
+	seen  map[int]bool
+	set   *FactorSet
+	notes []string
+	// held are the factor sets fitted without each fold of ids (nil
+	// where the fold leaves nothing to fit on).
+	held map[int]*FactorSet
+}
+
+// NewFoldFit returns an empty FoldFit (models: nil for the shipped table).
+func NewFoldFit(opt FitOptions, models *Models) *FoldFit {
+	return &FoldFit{opt: opt.withDefaults(), models: models, gens: models.Generations(),
+		all: map[string][]int32{}, seen: map[int]bool{}}
+}
+
+// Grow makes room for n more steps (a sample of k calls has at most k−1),
+// so that adding them does not copy the ones already kept.
+func (c *FoldFit) Grow(n int) { c.st = slices.Grow(c.st, n) }
+
+// Add takes the next sample, of the given fold; s is not kept.
+func (c *FoldFit) Add(s *Sample, fold int) {
+	f := len(c.folds)
+	c.folds = append(c.folds, fold)
+	if !slices.Contains(c.gens, s.Gen) && s.Gen != "" {
+		c.gens = append(c.gens, s.Gen)
+	}
+	if !c.seen[fold] && len(s.Calls) >= 2 {
+		c.seen[fold] = true
+		c.ids = append(c.ids, fold)
+	}
+	g := genOf(s)
+	n := len(c.st)
+	c.st = appendSteps(c.st, s, f)
+	for i := n; i < len(c.st); i++ {
+		c.all[g] = append(c.all[g], int32(i))
+	}
+}
+
+// Fit fits every generation on all the samples and, when heldOut, again
+// without each fold (in parallel).
+func (c *FoldFit) Fit(heldOut bool) error {
+	set, notes, err := fitSet(c.st, c.all, c.gens, c.opt, c.models, &fitScratch{})
+	if err != nil {
+		return err
+	}
+	c.set, c.notes = set, notes
+	if heldOut {
+		fold := func(i int) int { return c.folds[i] }
+		sets := foldSets(c.st, c.all, c.gens, c.opt, c.models, fold, c.ids)
+		c.held = map[int]*FactorSet{}
+		for x, k := range c.ids {
+			if sets[x] != nil {
+				c.held[k] = sets[x]
+			}
+		}
+	}
+	return nil
+}
+
+// Set is the factor set fitted on every sample.
+func (c *FoldFit) Set() *FactorSet { return c.set }
+
+// Notes name the generations that had no steps to fit on.
+func (c *FoldFit) Notes() []string { return c.notes }
+
+// Errors measures sample i (the i-th given to Add, given again): the
+// errors of the factors fitted on every sample, and of those fitted
+// without its fold (nil when not fitted).
+func (c *FoldFit) Errors(i int, s *Sample) (in, heldOut []float64) {
+	g := genOf(s)
+	f, _ := c.set.For(g, c.models)
+	in = SampleErrors(s, f)
+	if h := c.held[c.folds[i]]; h != nil {
+		f, _ := h.For(g, c.models)
+		heldOut = SampleErrors(s, f)
+	}
+	return in, heldOut
+}
+
+// foldSets fits a factor set without each fold of ids (nil where the fold
+// leaves nothing to fit on), GOMAXPROCS folds at once.
+func foldSets(st []step, all map[string][]int32, gens []string, opt FitOptions, models *Models, fold func(int) int, ids []int) []*FactorSet {
+	sets := make([]*FactorSet, len(ids))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(ids)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sc := &fitScratch{}
+			for {
+				x := int(next.Add(1) - 1)
+				if x >= len(ids) {
+					return
+				}
+				byGen := withoutFold(st, all, fold, ids[x], sc)
+				if g, _, err := fitSet(st, byGen, gens, opt, models, sc); err == nil {
+					sets[x] = g
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return sets
 }
 
 // genOf is a sample's generation (the reference one when unset).

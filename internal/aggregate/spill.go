@@ -1,0 +1,237 @@
+package aggregate
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+)
+
+// spillMem is how many bytes a spill keeps in memory before it moves them
+// to its temporary file (a variable for tests).
+var spillMem = 1 << 20
+
+// spill is an append-only byte log whose memory is bounded whatever its
+// length: records are appended to buf, and whenever buf holds spillMem
+// bytes they are moved to the end of a temporary file (removed from its
+// directory as soon as it is created, where the system allows). If the
+// file cannot be created or written, the log stays in memory: correct,
+// only not bounded.
+type spill struct {
+	buf  []byte
+	f    *os.File
+	size int64 // bytes in f
+	mem  bool  // the file failed: keep everything in buf
+}
+
+// flush moves buf to the file once it is full.
+func (s *spill) flush() {
+	if len(s.buf) < spillMem || s.mem {
+		return
+	}
+	if s.f == nil {
+		f, err := os.CreateTemp("", "compactbench-spill-*")
+		if err != nil {
+			s.mem = true
+			return
+		}
+		if runtime.GOOS != "windows" {
+			os.Remove(f.Name()) // the open file stays readable
+		}
+		s.f = f
+	}
+	if _, err := s.f.WriteAt(s.buf, s.size); err != nil {
+		s.mem = true // what WriteAt wrote past size is never read
+		return
+	}
+	s.size += int64(len(s.buf))
+	s.buf = s.buf[:0]
+}
+
+// reader reads the log from its start.
+func (s *spill) reader() *bufio.Reader {
+	var r io.Reader = bytes.NewReader(s.buf)
+	if s.f != nil {
+		r = io.MultiReader(io.NewSectionReader(s.f, 0, s.size), r)
+	}
+	return bufio.NewReaderSize(r, 64<<10)
+}
+
+// close releases the log (it cannot be read afterwards).
+func (s *spill) close() {
+	if s.f != nil {
+		s.f.Close()
+		os.Remove(s.f.Name()) // already gone except on Windows
+		s.f = nil
+	}
+	s.buf, s.size = nil, 0
+}
+
+// orderKey maps a value ≥ 0 (or NaN) to a key whose unsigned order is the
+// order sort.Float64s gives: NaN first, then the values by size (the bits
+// of a non-negative float64 grow with it).
+func orderKey(v float64) uint64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return math.Float64bits(v) + 1
+}
+
+// orderValue is the value of an orderKey.
+func orderValue(k uint64) float64 {
+	if k == 0 {
+		return math.NaN()
+	}
+	return math.Float64frombits(k - 1)
+}
+
+// collectLimit is the most keys selectOrder gathers for one bucket; larger
+// buckets are split by one more digit first (a variable for tests).
+var collectLimit int64 = 4096
+
+// selectOrder finds order statistics of many streams of keys exactly, in
+// memory bounded by the number of statistics asked for, whatever the
+// streams' lengths: want[s] lists the ranks (0-based, in the stream's
+// ascending order) of stream s, whose length is counts[s], and scan calls
+// visit once per key of every stream (in any order, the same each time it
+// is called). The result has the keys at those ranks, in want's order.
+//
+// It is a radix selection: each scan counts, for every rank not yet
+// found, the keys of its current bucket by their next digit (12 bits
+// first, then 8), which narrows the bucket to the digit holding the rank;
+// a bucket of at most collectLimit keys is gathered and sorted instead,
+// and one narrowed to all 64 bits is the key itself. A few scans suffice.
+func selectOrder(counts []int64, want [][]int, scan func(visit func(stream int, key uint64)) error) ([][]uint64, error) {
+	type target struct {
+		stream int
+		r      int64 // rank within the bucket
+		count  int64 // keys of the stream in the bucket
+		prefix uint64
+		plen   int // bits of prefix fixed
+		done   bool
+		key    uint64
+	}
+	type probe struct {
+		prefix  uint64
+		plen    int
+		collect bool
+		hist    []int64
+		keys    []uint64
+		targets []*target
+	}
+	type probeKey struct {
+		stream int
+		prefix uint64
+		plen   int
+	}
+	digit := func(plen int) int {
+		if plen == 0 {
+			return 12
+		}
+		return min(8, 64-plen)
+	}
+	var all []*target
+	for s, ranks := range want {
+		for _, r := range ranks {
+			if r < 0 || int64(r) >= counts[s] {
+				return nil, fmt.Errorf("rank %d of a stream of %d", r, counts[s])
+			}
+			all = append(all, &target{stream: s, r: int64(r), count: counts[s]})
+		}
+	}
+	for {
+		byStream := make([][]*probe, len(counts))
+		probes := map[probeKey]*probe{}
+		for _, t := range all {
+			if t.done {
+				continue
+			}
+			k := probeKey{t.stream, t.prefix, t.plen}
+			p := probes[k]
+			if p == nil {
+				p = &probe{prefix: t.prefix, plen: t.plen, collect: t.count <= collectLimit}
+				if p.collect {
+					p.keys = make([]uint64, 0, t.count)
+				} else {
+					p.hist = make([]int64, 1<<digit(t.plen))
+				}
+				probes[k] = p
+				byStream[t.stream] = append(byStream[t.stream], p)
+			}
+			p.targets = append(p.targets, t)
+		}
+		if len(probes) == 0 {
+			break
+		}
+		err := scan(func(s int, key uint64) {
+			for _, p := range byStream[s] {
+				if p.plen > 0 && key>>(64-p.plen) != p.prefix>>(64-p.plen) {
+					continue
+				}
+				if p.collect {
+					p.keys = append(p.keys, key)
+				} else {
+					p.hist[(key<<p.plen)>>(64-digit(p.plen))]++
+				}
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range probes {
+			if p.collect {
+				slices.Sort(p.keys)
+			}
+			for _, t := range p.targets {
+				if p.collect {
+					if int64(len(p.keys)) != t.count {
+						return nil, fmt.Errorf("a bucket of %d keys held %d on reading", t.count, len(p.keys))
+					}
+					t.key, t.done = p.keys[t.r], true
+					continue
+				}
+				var total int64
+				for _, c := range p.hist {
+					total += c
+				}
+				if total != t.count {
+					return nil, fmt.Errorf("a bucket of %d keys held %d on reading", t.count, total)
+				}
+				d := digit(p.plen)
+				var cum int64
+				found := false
+				for b, c := range p.hist {
+					if t.r < cum+c {
+						t.prefix |= uint64(b) << (64 - p.plen - d)
+						t.plen += d
+						t.r -= cum
+						t.count = c
+						found = true
+						break
+					}
+					cum += c
+				}
+				if !found {
+					return nil, fmt.Errorf("rank %d past a bucket of %d keys", t.r, total)
+				}
+				if t.plen == 64 {
+					t.key, t.done = t.prefix, true
+				}
+			}
+		}
+	}
+	out := make([][]uint64, len(want))
+	i := 0
+	for s, ranks := range want {
+		out[s] = make([]uint64, len(ranks))
+		for k := range ranks {
+			out[s][k] = all[i].key
+			i++
+		}
+	}
+	return out, nil
+}
