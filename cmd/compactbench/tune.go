@@ -153,6 +153,9 @@ func tuneRun(ctx context.Context, files []loader.File, jobs int, inputFormat str
 		return nil, err
 	}
 	sum.Finish()
+	if err := sum.Rulers.Err(); err != nil {
+		return nil, fmt.Errorf("rulers: %w", err)
+	}
 	return sum, nil
 }
 
