@@ -216,7 +216,7 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 	var v *fastjson.Value
 	if err == nil {
 		v, err = f.p.ParseBytes(line)
-		lastWins(v)
+		lastWinsLazy(v) // strings are decoded as they are read
 	}
 	if err != nil {
 		f.bad(n, "%s", lineError(err, final))
@@ -544,6 +544,7 @@ func (f *ccFile) attachment(n int, v *fastjson.Value) {
 // renderAttachment turns an attachment into the text the model sees: its
 // textual fields when it has them, otherwise its JSON without the type.
 func renderAttachment(a *fastjson.Value) string {
+	decodeAll(a) // rendered as lastWins leaves it
 	var parts []string
 	for _, key := range []string{"content", "stdout", "stderr", "text", "prompt", "message", "diff", "snippet"} {
 		x := a.Get(key)
@@ -746,7 +747,7 @@ func (f *ccFile) content(n int, c *fastjson.Value, role transcript.Role) ([]tran
 			b := transcript.Block{Kind: transcript.BlockToolUse,
 				ToolID: string(it.GetStringBytes("id")), ToolName: string(it.GetStringBytes("name"))}
 			if in := it.Get("input"); in != nil {
-				b.Input = string(in.MarshalTo(nil))
+				b.Input = string(marshal(nil, in))
 				if in.Type() == fastjson.TypeObject {
 					for _, k := range []string{"file_path", "notebook_path", "path"} {
 						if s := in.GetStringBytes(k); len(s) > 0 {
@@ -861,7 +862,7 @@ func resultContent(b *transcript.Block, c *fastjson.Value) {
 		b.Text = sb.String()
 	case fastjson.TypeNull:
 	default:
-		b.Text = string(c.MarshalTo(nil))
+		b.Text = string(marshal(nil, c))
 	}
 }
 

@@ -31,20 +31,49 @@ import (
 const MaxTokenCount = 1_000_000_000
 
 // lastWins deletes, in every object of v, the members whose key appears
-// again later in the same object, so that Get finds the last one. One
-// walker serves a whole record, so that the walk allocates nothing unless
-// a duplicate is found.
-func lastWins(v *fastjson.Value) {
-	if v == nil {
+// again later in the same object, so that Get finds the last one. It also
+// decodes every string of v, so that MarshalTo renders v the same whatever
+// was read of it before. One walker serves a whole record, so that the walk
+// allocates nothing unless a duplicate is found.
+func lastWins(v *fastjson.Value) { dedupWalk(v, true) }
+
+// lastWinsLazy is lastWins without decoding the strings: a string is decoded
+// when it is read, so the ones never read (a record's UI-only fields) cost
+// nothing. A reader using it must render a value with marshal, never
+// MarshalTo, to get the text lastWins would give.
+func lastWinsLazy(v *fastjson.Value) { dedupWalk(v, false) }
+
+// dedupWalk runs a pooled walker over v.
+func dedupWalk(v *fastjson.Value, decode bool) {
+	if v == nil || (v.GetObject() == nil && v.GetArray() == nil) {
 		return
 	}
+	w := dedups.Get().(*dedup)
+	w.decode = decode
+	w.walk(v)
+	clear(w.keys[:cap(w.keys)]) // drop the references to v's keys
+	w.keys, w.dups, w.base = w.keys[:0], w.dups[:0], 0
+	dedups.Put(w)
+}
+
+// marshal appends the JSON of v, a value lastWinsLazy walked, as
+// MarshalTo renders it after lastWins: strings and keys decoded, then
+// quoted again.
+func marshal(dst []byte, v *fastjson.Value) []byte {
+	decodeAll(v)
+	return v.MarshalTo(dst)
+}
+
+// decodeAll decodes every string and key of v (Type decodes a string,
+// Visit an object's keys).
+func decodeAll(v *fastjson.Value) {
 	switch v.Type() {
-	case fastjson.TypeObject, fastjson.TypeArray:
-		w := dedups.Get().(*dedup)
-		w.walk(v)
-		clear(w.keys[:cap(w.keys)]) // drop the references to v's keys
-		w.keys, w.dups, w.base = w.keys[:0], w.dups[:0], 0
-		dedups.Put(w)
+	case fastjson.TypeObject:
+		v.GetObject().Visit(func(_ []byte, x *fastjson.Value) { decodeAll(x) })
+	case fastjson.TypeArray:
+		for _, x := range v.GetArray() {
+			decodeAll(x)
+		}
 	}
 }
 
@@ -63,12 +92,15 @@ type dedup struct {
 	keys [][]byte
 	base int
 	dups []string
+	// decode makes the walk decode every string (lastWins).
+	decode bool
 }
 
+// walk visits an object's members or an array's elements; a scalar is
+// decoded when the walk decodes, else left as it is. GetObject and GetArray
+// test the type without decoding a string, which Type would.
 func (w *dedup) walk(v *fastjson.Value) {
-	switch v.Type() {
-	case fastjson.TypeObject:
-		o, _ := v.Object()
+	if o := v.GetObject(); o != nil {
 		if o.Len() == 0 {
 			return
 		}
@@ -81,10 +113,16 @@ func (w *dedup) walk(v *fastjson.Value) {
 			o.Del(k) // deletes the first member named k
 		}
 		w.dups = w.dups[:ndups]
-	case fastjson.TypeArray:
-		for _, x := range v.GetArray() {
+		return
+	}
+	if a := v.GetArray(); a != nil {
+		for _, x := range a {
 			w.walk(x)
 		}
+		return
+	}
+	if w.decode {
+		v.Type()
 	}
 }
 
@@ -98,10 +136,7 @@ func (w *dedup) visit(k []byte, x *fastjson.Value) {
 		}
 		w.keys = append(w.keys, k)
 	}
-	switch x.Type() {
-	case fastjson.TypeObject, fastjson.TypeArray:
-		w.walk(x)
-	}
+	w.walk(x)
 }
 
 // countAt reads the token count at keys in u. Absent or null, it is 0.
