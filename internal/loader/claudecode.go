@@ -144,7 +144,7 @@ type ccFile struct {
 	// unknown holds the unknown record types and keys met, for the
 	// problems table.
 	unknown map[string]*unknownSeen
-	seen    map[string]bool // ids counted, across scopes
+	seen    map[seenKey]bool // ids counted, across scopes
 	// usageOnly counts records that carry only a call's usage (usage
 	// trackers' logs: no type, no uuid, no content).
 	usageOnly int
@@ -161,6 +161,21 @@ type ccScope struct {
 	calls    map[string]bool // distinct non-synthetic message ids
 	toolUses map[string]bool
 	toolErrs map[string]bool
+}
+
+// seenKind is what an id counted across scopes stands for.
+type seenKind uint8
+
+const (
+	seenCall seenKind = iota // an API call (message id)
+	seenUse                  // a tool_use id
+	seenErr                  // the tool_use id of an error result
+)
+
+// seenKey is an id counted across scopes, with its kind.
+type seenKey struct {
+	kind seenKind
+	id   string
 }
 
 // unknownSeen is an unknown record type or key: where it was first met and
@@ -243,14 +258,17 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 		f.bad(n, `"type" is a %s, want a string`, tv.Type())
 		return
 	}
-	typ := string(tv.GetStringBytes())
+	typ, known := ccTypeNames[string(tv.GetStringBytes())]
+	if !known {
+		typ = string(tv.GetStringBytes())
+	}
 	if f.session == "" {
 		f.session = string(v.GetStringBytes("sessionId"))
 	}
 	if f.agentID == "" {
 		f.agentID = string(v.GetStringBytes("agentId"))
 	}
-	if _, ok := ccTypes[typ]; !ok {
+	if !known {
 		f.seeUnknown(n, "type "+typ, fmt.Sprintf("unknown record type %q", typ))
 		f.t.Stats.UnknownTypes++
 		f.ignore(typ)
@@ -339,7 +357,7 @@ func (f *ccFile) usageRecord(v *fastjson.Value) {
 		if why := usageProblem(u); why != "" {
 			f.problem(f.t.Stats.Lines, "%s", why)
 		} else {
-			f.usage[id] = *anthropicUsage(u)
+			f.usage[id] = anthropicCounts(u)
 		}
 	}
 	f.parsed()
@@ -470,7 +488,7 @@ func (f *ccFile) treeOnly(n int, v *fastjson.Value, kind nodeKind, recordType st
 }
 
 func (f *ccFile) system(n int, v *fastjson.Value) {
-	sub := string(v.GetStringBytes("subtype"))
+	sub := intern(ccSystemNames, v.GetStringBytes("subtype"))
 	switch sub {
 	case "compact_boundary", "microcompact_boundary":
 	default:
@@ -520,7 +538,7 @@ func (f *ccFile) attachment(n int, v *fastjson.Value) {
 		f.treeOnly(n, v, nodeSystem, "attachment:?")
 		return
 	}
-	kind := string(a.GetStringBytes("type"))
+	kind := intern(ccAttachmentNames, a.GetStringBytes("type"))
 	if cls, ok := ccAttachments[kind]; cls != classContext {
 		if kind == "" {
 			kind = "?"
@@ -698,7 +716,7 @@ func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
 					f.problem(n, "%s", why)
 					delete(f.usage, nd.msgID)
 				} else {
-					f.usage[nd.msgID] = *anthropicUsage(u)
+					f.usage[nd.msgID] = anthropicCounts(u)
 				}
 			}
 			if nd.model != "<synthetic>" {

@@ -100,6 +100,32 @@ var ccMessageKeys = setOf(
 	"stop_details", "stop_reason", "stop_sequence", "type", "usage",
 )
 
+// The names of ccTypes, ccSystemSubtypes and ccAttachments, each mapped to
+// itself: looking a name read as bytes up in them yields it as a string
+// without allocating one.
+var (
+	ccTypeNames       = namesOf(ccTypes)
+	ccSystemNames     = namesOf(ccSystemSubtypes)
+	ccAttachmentNames = namesOf(ccAttachments)
+)
+
+// namesOf maps the keys of m to themselves.
+func namesOf(m map[string]recordClass) map[string]string {
+	names := make(map[string]string, len(m))
+	for k := range m {
+		names[k] = k
+	}
+	return names
+}
+
+// intern returns b as a string: the one in names when listed there.
+func intern(names map[string]string, b []byte) string {
+	if s, ok := names[string(b)]; ok {
+		return s
+	}
+	return string(b)
+}
+
 func setOf(keys ...string) map[string]bool {
 	m := make(map[string]bool, len(keys))
 	for _, k := range keys {

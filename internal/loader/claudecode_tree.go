@@ -93,7 +93,7 @@ func (f *ccFile) scopeStats(sc *ccScope, setAside string) {
 	}
 	// Call, tool and error counts are distinct ids: a union over scopes.
 	for id := range sc.calls {
-		if !f.counted(id, "call") {
+		if !f.counted(id, seenCall) {
 			s.APICalls++
 			if c := f.usage[id].Context(); c > s.PeakContextReal {
 				s.PeakContextReal = c
@@ -101,12 +101,12 @@ func (f *ccFile) scopeStats(sc *ccScope, setAside string) {
 		}
 	}
 	for id := range sc.toolUses {
-		if !f.counted(id, "use") {
+		if !f.counted(id, seenUse) {
 			s.ToolCalls++
 		}
 	}
 	for id := range sc.toolErrs {
-		if !f.counted(id, "err") {
+		if !f.counted(id, seenErr) {
 			s.ToolErrors++
 		}
 	}
@@ -114,11 +114,11 @@ func (f *ccFile) scopeStats(sc *ccScope, setAside string) {
 
 // counted reports whether an id of a kind was counted already (when both
 // scopes are counted), and marks it.
-func (f *ccFile) counted(id, kind string) bool {
+func (f *ccFile) counted(id string, kind seenKind) bool {
 	if f.seen == nil {
-		f.seen = map[string]bool{}
+		f.seen = map[seenKey]bool{}
 	}
-	k := kind + "\x00" + id
+	k := seenKey{kind, id}
 	if f.seen[k] {
 		return true
 	}
