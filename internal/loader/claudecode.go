@@ -231,7 +231,7 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 	var v *fastjson.Value
 	if err == nil {
 		v, err = f.p.ParseBytes(line)
-		lastWinsLazy(v) // strings are decoded as they are read
+		lastWinsTop(v, ccDeepKeys) // strings are decoded as they are read
 	}
 	if err != nil {
 		f.bad(n, "%s", lineError(err, final))

@@ -94,6 +94,12 @@ var ccKnownKeys = setOf(
 	"frameId", "url", "costUSD", "isMcp",
 )
 
+// ccDeepKeys are the members of a record the reader reads below their top
+// level (the others only as strings or booleans, or not at all): duplicate
+// keys are looked for only in these (lastWinsTop). A member read deeper
+// must be listed here.
+var ccDeepKeys = setOf("message", "attachment", "compactMetadata", "microcompactMetadata")
+
 // ccMessageKeys are the keys of a record's "message" object.
 var ccMessageKeys = setOf(
 	"container", "content", "context_management", "diagnostics", "id", "model", "role",
