@@ -131,7 +131,7 @@ type node struct {
 type ccFile struct {
 	recorder
 	p       *fastjson.Parser // from ccParsers, for one file
-	nodes   []node
+	nodes   nodeList
 	usage   map[string]transcript.Usage // per message id, from its last line
 	session string
 	agentID string
@@ -148,10 +148,10 @@ type ccFile struct {
 	// usageOnly counts records that carry only a call's usage (usage
 	// trackers' logs: no type, no uuid, no content).
 	usageOnly int
-	// treeBuf assembles a record's tree fields, which become one string
-	// (base); models interns model names, which repeat on every line.
-	treeBuf []byte
-	models  map[string]string
+	// strs gathers the strings of the record being read into one
+	// allocation; models interns model names, which repeat on every line.
+	strs   recordStrings
+	models map[string]string
 }
 
 // ccScope holds the counts of one scope (main or sidechain records).
@@ -416,30 +416,25 @@ func shortErr(err error) string {
 }
 
 // base fills the tree fields of a node; it reports false (and a problem)
-// when they have the wrong types. The four strings share one allocation.
+// when they have the wrong types. The strings are made at the next flush.
 func (f *ccFile) base(n int, v *fastjson.Value, nd *node) bool {
-	var ends [4]int
-	buf := f.treeBuf[:0]
 	for i, key := range [4]string{"uuid", "parentUuid", "logicalParentUuid", "timestamp"} {
 		b, ok := f.optBytes(n, v, key)
 		if !ok {
 			return false
 		}
-		buf = append(buf, b...)
-		ends[i] = len(buf)
+		f.strs.add([4]*string{&nd.uuid, &nd.parent, &nd.logicalParent, &nd.timestamp}[i], b)
 	}
-	f.treeBuf = buf
-	all := string(buf)
-	nd.uuid, nd.parent, nd.logicalParent, nd.timestamp = all[:ends[0]], all[ends[0]:ends[1]], all[ends[1]:ends[2]], all[ends[2]:]
 	nd.line = n
 	nd.sidechain = v.GetBool("isSidechain")
 	return true
 }
 
-// optString reads a string field that may be absent or null.
-func (f *ccFile) optString(n int, v *fastjson.Value, key string) (string, bool) {
-	b, ok := f.optBytes(n, v, key)
-	return string(b), ok
+// dropNode removes the node being read (a bad record) and the strings
+// gathered for it.
+func (f *ccFile) dropNode() {
+	f.nodes.drop()
+	f.strs.reset()
 }
 
 // optBytes reads a string field that may be absent or null, as bytes of
@@ -477,12 +472,14 @@ func (f *ccFile) model(n int, m *fastjson.Value) (string, bool) {
 // counts the line as ignored under recordType. A record whose links have the
 // wrong types is a problem instead.
 func (f *ccFile) treeOnly(n int, v *fastjson.Value, kind nodeKind, recordType string) {
-	nd := node{kind: kind}
-	if !f.base(n, v, &nd) {
+	nd := f.nodes.add(kind)
+	if !f.base(n, v, nd) {
+		f.dropNode()
 		return
 	}
-	if nd.uuid != "" {
-		f.nodes = append(f.nodes, nd)
+	f.strs.flush()
+	if nd.uuid == "" {
+		f.nodes.drop()
 	}
 	f.ignore(recordType)
 }
@@ -502,10 +499,12 @@ func (f *ccFile) system(n int, v *fastjson.Value) {
 		f.treeOnly(n, v, nodeSystem, "system:"+sub)
 		return
 	}
-	nd := node{kind: nodeBoundary}
-	if !f.base(n, v, &nd) {
+	nd := f.nodes.add(nodeBoundary)
+	if !f.base(n, v, nd) {
+		f.dropNode()
 		return
 	}
+	f.strs.flush()
 	c := &transcript.Compaction{Kind: transcript.CompactFull, Line: n}
 	meta := v.Get("compactMetadata")
 	if sub == "microcompact_boundary" {
@@ -528,7 +527,6 @@ func (f *ccFile) system(n int, v *fastjson.Value) {
 		}
 	}
 	nd.compaction = c
-	f.nodes = append(f.nodes, nd)
 	f.parsed()
 }
 
@@ -550,12 +548,14 @@ func (f *ccFile) attachment(n int, v *fastjson.Value) {
 		f.treeOnly(n, v, nodeSystem, "attachment:"+kind)
 		return
 	}
-	nd := node{kind: nodeAttachment, role: transcript.RoleUser, isMeta: true}
-	if !f.base(n, v, &nd) {
+	nd := f.nodes.add(nodeAttachment)
+	nd.role, nd.isMeta = transcript.RoleUser, true
+	if !f.base(n, v, nd) {
+		f.dropNode()
 		return
 	}
+	f.strs.flush()
 	nd.blocks = []transcript.Block{{Kind: transcript.BlockInjected, InjectedKind: kind, Text: renderAttachment(a)}}
-	f.nodes = append(f.nodes, nd)
 	f.parsed()
 }
 
@@ -641,13 +641,40 @@ var metaPrefixes = []string{
 	"<user-prompt-submit-hook>", "[Request interrupted by user", "Caveat: The messages below were generated",
 }
 
+// message reads a user or assistant record into a node: its tree fields,
+// id, model and content, then what it counts for (harness text, slash
+// commands, compaction summaries, calls, tool uses and errors).
 func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
-	nd := node{kind: nodeUser, role: transcript.RoleUser}
+	nd := f.nodes.add(nodeUser)
+	nd.role = transcript.RoleUser
 	if typ == "assistant" {
 		nd.kind, nd.role = nodeAssistant, transcript.RoleAssistant
 	}
-	if !f.base(n, v, &nd) {
+	m, ok := f.messageFields(n, typ, v, nd)
+	if !ok {
+		f.dropNode()
 		return
+	}
+	f.strs.flush()
+	nd.isMeta = v.GetBool("isMeta")
+	nd.recMeta = nd.isMeta
+	nd.compactSummary = v.GetBool("isCompactSummary")
+	nd.transcriptOnly = v.GetBool("isVisibleInTranscriptOnly")
+	if nd.role == transcript.RoleUser {
+		f.userMessage(nd)
+	} else {
+		f.assistantMessage(n, nd, m)
+	}
+	f.parsed()
+}
+
+// messageFields reads the fields of a message record whose strings are
+// made at the next flush: the tree fields, message.id, the model and the
+// content. It returns the message object, or false (and a problem) when a
+// field has the wrong type.
+func (f *ccFile) messageFields(n int, typ string, v *fastjson.Value, nd *node) (*fastjson.Value, bool) {
+	if !f.base(n, v, nd) {
+		return nil, false
 	}
 	m := v.Get("message")
 	if m == nil || m.Type() != fastjson.TypeObject {
@@ -656,160 +683,190 @@ func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
 		} else {
 			f.bad(n, `"message" is a %s, want an object`, m.Type())
 		}
-		return
+		return nil, false
 	}
-	var ok bool
-	if nd.msgID, ok = f.optString(n, m, "id"); !ok {
-		return
-	}
-	if nd.model, ok = f.model(n, m); !ok {
-		return
-	}
-	blocks, ok := f.content(n, m.Get("content"), nd.role)
+	id, ok := f.optBytes(n, m, "id")
 	if !ok {
-		return
+		return nil, false
 	}
-	nd.blocks = blocks
-	nd.isMeta = v.GetBool("isMeta")
-	nd.recMeta = nd.isMeta
-	nd.compactSummary = v.GetBool("isCompactSummary")
-	nd.transcriptOnly = v.GetBool("isVisibleInTranscriptOnly")
-
-	sc := &f.scope[f.side]
-	if nd.role == transcript.RoleUser {
-		if !nd.compactSummary && nd.parent == "" && len(blocks) > 0 && blocks[0].Kind == transcript.BlockText &&
-			strings.HasPrefix(blocks[0].Text, continuedPrefix) {
-			nd.compactSummary = true // older versions: the summary opens a new root, unmarked
-		}
-		if !nd.recMeta {
-			nd.command = commandPrompt(blocks)
-		}
-		if nd.compactSummary {
-			for _, b := range blocks {
-				if b.Kind == transcript.BlockText {
-					nd.summaryText += b.Text
-				}
-			}
-		}
-		if !nd.isMeta {
-			nd.isMeta = harnessText(blocks, metaPrefixes)
-		}
-		for _, b := range blocks {
-			if b.Kind == transcript.BlockToolResult && b.IsError {
-				sc.toolErrs[b.ToolID] = true
-			}
-		}
-	} else {
-		for _, b := range blocks {
-			if b.Kind == transcript.BlockToolUse {
-				sc.toolUses[b.ToolID] = true
-			}
-		}
-		if nd.msgID == "" && m.Get("usage") != nil && nd.model != "<synthetic>" {
-			// An API response always has an id; a record without one is
-			// still one call.
-			nd.msgID = fmt.Sprintf("(line %d)", n)
-		}
-		if nd.msgID != "" {
-			if u := m.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-				if why := usageProblem(u); why != "" {
-					f.problem(n, "%s", why)
-					delete(f.usage, nd.msgID)
-				} else {
-					f.usage[nd.msgID] = anthropicCounts(u)
-				}
-			}
-			if nd.model != "<synthetic>" {
-				sc.calls[nd.msgID] = true
-			}
-		}
+	f.strs.add(&nd.msgID, id)
+	if nd.model, ok = f.model(n, m); !ok {
+		return nil, false
 	}
-	f.nodes = append(f.nodes, nd)
-	f.parsed()
+	if nd.blocks, ok = f.content(n, m.Get("content")); !ok {
+		return nil, false
+	}
+	return m, true
 }
 
-// content converts message.content (a string or an array of blocks).
-func (f *ccFile) content(n int, c *fastjson.Value, role transcript.Role) ([]transcript.Block, bool) {
+// userMessage marks what a user record is: a compaction summary (older
+// versions open a new root with it, unmarked), a slash command, harness
+// text; and counts its tool errors.
+func (f *ccFile) userMessage(nd *node) {
+	blocks := nd.blocks
+	if !nd.compactSummary && nd.parent == "" && len(blocks) > 0 && blocks[0].Kind == transcript.BlockText &&
+		strings.HasPrefix(blocks[0].Text, continuedPrefix) {
+		nd.compactSummary = true
+	}
+	if !nd.recMeta {
+		nd.command = commandPrompt(blocks)
+	}
+	if nd.compactSummary {
+		for _, b := range blocks {
+			if b.Kind == transcript.BlockText {
+				nd.summaryText += b.Text
+			}
+		}
+	}
+	if !nd.isMeta {
+		nd.isMeta = harnessText(blocks, metaPrefixes)
+	}
+	sc := &f.scope[f.side]
+	for _, b := range blocks {
+		if b.Kind == transcript.BlockToolResult && b.IsError {
+			sc.toolErrs[b.ToolID] = true
+		}
+	}
+}
+
+// assistantMessage counts an assistant record's tool uses and its call
+// (by message id; a record with usage but no id is still one call), and
+// keeps the call's usage from the last line of its id.
+func (f *ccFile) assistantMessage(n int, nd *node, m *fastjson.Value) {
+	sc := &f.scope[f.side]
+	for _, b := range nd.blocks {
+		if b.Kind == transcript.BlockToolUse {
+			sc.toolUses[b.ToolID] = true
+		}
+	}
+	if nd.msgID == "" && m.Get("usage") != nil && nd.model != "<synthetic>" {
+		nd.msgID = fmt.Sprintf("(line %d)", n)
+	}
+	if nd.msgID == "" {
+		return
+	}
+	if u := m.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
+		if why := usageProblem(u); why != "" {
+			f.problem(n, "%s", why)
+			delete(f.usage, nd.msgID)
+		} else {
+			f.usage[nd.msgID] = anthropicCounts(u)
+		}
+	}
+	if nd.model != "<synthetic>" {
+		sc.calls[nd.msgID] = true
+	}
+}
+
+// content converts message.content (a string or an array of blocks). The
+// blocks' strings are made at the next flush.
+func (f *ccFile) content(n int, c *fastjson.Value) ([]transcript.Block, bool) {
 	if c == nil || c.Type() == fastjson.TypeNull {
 		return nil, true
 	}
 	switch c.Type() {
 	case fastjson.TypeString:
-		return []transcript.Block{{Kind: transcript.BlockText, Text: string(c.GetStringBytes())}}, true
+		blocks := []transcript.Block{{Kind: transcript.BlockText}}
+		f.strs.add(&blocks[0].Text, c.GetStringBytes())
+		return blocks, true
 	case fastjson.TypeArray:
 	default:
 		f.bad(n, `"message.content" is a %s, want a string or an array`, c.Type())
 		return nil, false
 	}
 	items := c.GetArray()
+	// At most one block per item: the slice never grows, so the blocks
+	// stay where the strings gathered for them are written.
 	blocks := make([]transcript.Block, 0, len(items))
 	for _, it := range items {
 		if it.Type() == fastjson.TypeString { // tolerated: bare strings as text
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockText, Text: string(it.GetStringBytes())})
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockText})
+			f.strs.add(&blocks[len(blocks)-1].Text, it.GetStringBytes())
 			continue
 		}
 		if it.Type() != fastjson.TypeObject {
 			f.problem(n, "content block is a %s, skipped", it.Type())
 			continue
 		}
-		bt := string(it.GetStringBytes("type"))
-		switch bt {
-		case "text":
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockText, Text: string(it.GetStringBytes("text"))})
-		case "thinking":
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockThinking,
-				Text: string(it.GetStringBytes("thinking")), SignatureLen: len(it.GetStringBytes("signature"))})
-		case "redacted_thinking":
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockThinking, SignatureLen: len(it.GetStringBytes("data"))})
-		case "tool_use", "server_tool_use":
-			b := transcript.Block{Kind: transcript.BlockToolUse,
-				ToolID: string(it.GetStringBytes("id")), ToolName: string(it.GetStringBytes("name"))}
-			if in := it.Get("input"); in != nil {
-				b.Input = string(marshal(nil, in))
-				if in.Type() == fastjson.TypeObject {
-					for _, k := range []string{"file_path", "notebook_path", "path"} {
-						if s := in.GetStringBytes(k); len(s) > 0 {
-							b.Path = string(s)
-							break
-						}
-					}
-					b.Command = string(in.GetStringBytes("command"))
-				}
-			}
-			blocks = append(blocks, b)
-		case "tool_result", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result":
-			b := transcript.Block{Kind: transcript.BlockToolResult, ToolID: string(it.GetStringBytes("tool_use_id"))}
-			if e := it.Get("is_error"); e != nil {
-				if e.Type() == fastjson.TypeTrue {
-					b.IsError = true
-				} else if e.Type() != fastjson.TypeFalse && e.Type() != fastjson.TypeNull {
-					f.problem(n, `"is_error" is a %s, want a boolean; read as false`, e.Type())
-				}
-			}
-			resultContent(&b, it.Get("content"))
-			blocks = append(blocks, b)
-		case "image":
-			blocks = append(blocks, imageBlock(it))
-		case "document":
-			blocks = append(blocks, documentBlock(it))
-		case "tool_reference":
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockInjected, InjectedKind: "tool_reference",
-				ToolRefs: []string{string(it.GetStringBytes("tool_name"))}})
-		default:
-			f.problem(n, "unknown content block type %q skipped", bt)
+		blocks = append(blocks, transcript.Block{})
+		if !f.block(n, it, &blocks[len(blocks)-1]) {
+			blocks = blocks[:len(blocks)-1]
 		}
 	}
 	return blocks, true
 }
 
+// block reads a content block object into b, a zero block; it reports
+// false (and a problem) for a block type it does not know.
+func (f *ccFile) block(n int, it *fastjson.Value, b *transcript.Block) bool {
+	switch bt := it.GetStringBytes("type"); string(bt) {
+	case "text":
+		b.Kind = transcript.BlockText
+		f.strs.add(&b.Text, it.GetStringBytes("text"))
+	case "thinking":
+		b.Kind, b.SignatureLen = transcript.BlockThinking, len(it.GetStringBytes("signature"))
+		f.strs.add(&b.Text, it.GetStringBytes("thinking"))
+	case "redacted_thinking":
+		b.Kind, b.SignatureLen = transcript.BlockThinking, len(it.GetStringBytes("data"))
+	case "tool_use", "server_tool_use":
+		f.toolUse(b, it)
+	case "tool_result", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result":
+		b.Kind = transcript.BlockToolResult
+		f.strs.add(&b.ToolID, it.GetStringBytes("tool_use_id"))
+		if e := it.Get("is_error"); e != nil {
+			if e.Type() == fastjson.TypeTrue {
+				b.IsError = true
+			} else if e.Type() != fastjson.TypeFalse && e.Type() != fastjson.TypeNull {
+				f.problem(n, `"is_error" is a %s, want a boolean; read as false`, e.Type())
+			}
+		}
+		f.resultContent(b, it.Get("content"))
+	case "image":
+		f.imageBlock(b, it)
+	case "document":
+		*b = documentBlock(it)
+	case "tool_reference":
+		b.Kind, b.InjectedKind = transcript.BlockInjected, "tool_reference"
+		b.ToolRefs = []string{string(it.GetStringBytes("tool_name"))}
+	default:
+		f.problem(n, "unknown content block type %q skipped", bt)
+		return false
+	}
+	return true
+}
+
+// toolUse reads a tool_use block: its id, name, input (as JSON) and the
+// file path and command the input names.
+func (f *ccFile) toolUse(b *transcript.Block, it *fastjson.Value) {
+	b.Kind = transcript.BlockToolUse
+	f.strs.add(&b.ToolID, it.GetStringBytes("id"))
+	f.strs.add(&b.ToolName, it.GetStringBytes("name"))
+	in := it.Get("input")
+	if in == nil {
+		return
+	}
+	start := len(f.strs.scratch)
+	f.strs.scratch = marshal(f.strs.scratch, in)
+	f.strs.add(&b.Input, f.strs.scratch[start:])
+	if in.Type() != fastjson.TypeObject {
+		return
+	}
+	for _, k := range []string{"file_path", "notebook_path", "path"} {
+		if s := in.GetStringBytes(k); len(s) > 0 {
+			f.strs.add(&b.Path, s)
+			break
+		}
+	}
+	f.strs.add(&b.Command, in.GetStringBytes("command"))
+}
+
 // imageBlock reads an image content block, with its dimensions when its
 // base64 data has them.
-func imageBlock(it *fastjson.Value) transcript.Block {
+func (f *ccFile) imageBlock(b *transcript.Block, it *fastjson.Value) {
 	data := it.GetStringBytes("source", "data")
-	b := transcript.Block{Kind: transcript.BlockImage, Images: 1,
-		MediaType: string(it.GetStringBytes("source", "media_type")), ImageBytes: len(data)}
-	sizeImage(&b, string(data))
-	return b
+	b.Kind, b.Images, b.ImageBytes = transcript.BlockImage, 1, len(data)
+	f.strs.add(&b.MediaType, it.GetStringBytes("source", "media_type"))
+	sizeImageBytes(b, data)
 }
 
 // documentBlock reads a document content block: a plain-text source (or
@@ -834,53 +891,58 @@ func documentBlock(it *fastjson.Value) transcript.Block {
 }
 
 // resultContent reads a tool_result's content: a string, or a list of text
-// and image blocks.
-func resultContent(b *transcript.Block, c *fastjson.Value) {
+// and image blocks, their text joined by newlines.
+func (f *ccFile) resultContent(b *transcript.Block, c *fastjson.Value) {
 	if c == nil {
 		return
 	}
 	switch c.Type() {
 	case fastjson.TypeString:
-		b.Text = string(c.GetStringBytes())
+		f.strs.add(&b.Text, c.GetStringBytes())
 	case fastjson.TypeArray:
-		var sb strings.Builder
+		start := len(f.strs.scratch)
 		for _, it := range c.GetArray() {
-			switch string(it.GetStringBytes("type")) {
-			case "text":
-				if sb.Len() > 0 {
-					sb.WriteByte('\n')
-				}
-				sb.Write(it.GetStringBytes("text"))
-			case "image":
-				data := it.GetStringBytes("source", "data")
-				b.Images++
-				b.ImageBytes += len(data)
-				sizeImage(b, string(data))
-			case "tool_reference":
-				b.ToolRefs = append(b.ToolRefs, string(it.GetStringBytes("tool_name")))
-			case "document":
-				if d := documentBlock(it); d.Kind == transcript.BlockText {
-					if sb.Len() > 0 {
-						sb.WriteByte('\n')
-					}
-					sb.WriteString(d.Text)
-				} else {
-					b.Images++
-					b.ImageBytes += d.ImageBytes
-				}
-			default:
-				if it.Type() == fastjson.TypeString {
-					if sb.Len() > 0 {
-						sb.WriteByte('\n')
-					}
-					sb.Write(it.GetStringBytes())
-				}
-			}
+			f.resultPart(b, it, start)
 		}
-		b.Text = sb.String()
+		f.strs.add(&b.Text, f.strs.scratch[start:])
 	case fastjson.TypeNull:
 	default:
-		b.Text = string(marshal(nil, c))
+		start := len(f.strs.scratch)
+		f.strs.scratch = marshal(f.strs.scratch, c)
+		f.strs.add(&b.Text, f.strs.scratch[start:])
+	}
+}
+
+// resultPart reads one item of a tool_result's content list: its text is
+// appended to the scratch text begun at start, its images counted on b.
+func (f *ccFile) resultPart(b *transcript.Block, it *fastjson.Value, start int) {
+	text := func(t []byte) {
+		if len(f.strs.scratch) > start {
+			f.strs.scratch = append(f.strs.scratch, '\n')
+		}
+		f.strs.scratch = append(f.strs.scratch, t...)
+	}
+	switch string(it.GetStringBytes("type")) {
+	case "text":
+		text(it.GetStringBytes("text"))
+	case "image":
+		data := it.GetStringBytes("source", "data")
+		b.Images++
+		b.ImageBytes += len(data)
+		sizeImageBytes(b, data)
+	case "tool_reference":
+		b.ToolRefs = append(b.ToolRefs, string(it.GetStringBytes("tool_name")))
+	case "document":
+		if d := documentBlock(it); d.Kind == transcript.BlockText {
+			text([]byte(d.Text))
+		} else {
+			b.Images++
+			b.ImageBytes += d.ImageBytes
+		}
+	default:
+		if it.Type() == fastjson.TypeString {
+			text(it.GetStringBytes())
+		}
 	}
 }
 

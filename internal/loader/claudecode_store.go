@@ -1,0 +1,111 @@
+package loader
+
+import "strings"
+
+// This file holds where the Claude Code reader keeps what it reads: the
+// nodes of a file in fixed chunks, and the strings of one record gathered
+// into one allocation.
+
+// nodeChunk is how many nodes a chunk of a nodeList holds (a power of 2).
+const (
+	nodeChunkBits = 7
+	nodeChunk     = 1 << nodeChunkBits
+)
+
+// nodeList holds the nodes of one file in chunks of nodeChunk: adding a node
+// never copies the others, as growing one slice by doubling did (twice
+// their size allocated, all of it copied on the way). The first chunk grows
+// as a slice does, so a short file costs no more than it did.
+type nodeList struct {
+	chunks [][]node
+	n      int
+}
+
+// len returns the number of nodes.
+func (l *nodeList) len() int { return l.n }
+
+// at returns node i.
+func (l *nodeList) at(i int) *node { return &l.chunks[i>>nodeChunkBits][i&(nodeChunk-1)] }
+
+// add appends a zero node of the given kind and returns it.
+func (l *nodeList) add(kind nodeKind) *node {
+	c := l.n >> nodeChunkBits
+	if c == len(l.chunks) {
+		size := 0
+		if c > 0 {
+			size = nodeChunk
+		}
+		l.chunks = append(l.chunks, make([]node, 0, size))
+	}
+	l.chunks[c] = append(l.chunks[c], node{kind: kind})
+	l.n++
+	return &l.chunks[c][len(l.chunks[c])-1]
+}
+
+// drop removes the last node.
+func (l *nodeList) drop() {
+	l.n--
+	c := l.n >> nodeChunkBits
+	l.chunks[c][len(l.chunks[c])-1] = node{}
+	l.chunks[c] = l.chunks[c][:len(l.chunks[c])-1]
+}
+
+// recordStrings gathers the strings of one record (its tree fields, ids,
+// texts, tool inputs) and makes them as substrings of one string, one
+// allocation where each field took its own. The bytes added must stay as
+// they are until flush: the parser's (valid until the next line is parsed)
+// or scratch's.
+type recordStrings struct {
+	parts [][]byte
+	dsts  []*string
+	size  int
+	// scratch holds text built for the record (a rendered tool input, a
+	// tool result's joined parts); it is appended to only, so what was
+	// added from it stays valid.
+	scratch []byte
+}
+
+// maxScratchKept is the largest scratch buffer kept from one record to
+// the next.
+const maxScratchKept = 1 << 20
+
+// add sets *dst to a copy of b at the next flush. dst must stay where it is
+// until then (a field of a node of a nodeList, or of a block of a slice that
+// is not grown).
+func (a *recordStrings) add(dst *string, b []byte) {
+	if len(b) == 0 {
+		*dst = ""
+		return
+	}
+	a.parts = append(a.parts, b)
+	a.dsts = append(a.dsts, dst)
+	a.size += len(b)
+}
+
+// flush makes the strings added since the last flush.
+func (a *recordStrings) flush() {
+	if len(a.parts) > 0 {
+		var sb strings.Builder
+		sb.Grow(a.size)
+		for _, p := range a.parts {
+			sb.Write(p)
+		}
+		all, off := sb.String(), 0
+		for i, p := range a.parts {
+			*a.dsts[i] = all[off : off+len(p)]
+			off += len(p)
+		}
+	}
+	a.reset()
+}
+
+// reset forgets the strings added since the last flush.
+func (a *recordStrings) reset() {
+	clear(a.parts) // drop the references to the parser's bytes
+	clear(a.dsts)
+	a.parts, a.dsts, a.size = a.parts[:0], a.dsts[:0], 0
+	if cap(a.scratch) > maxScratchKept {
+		a.scratch = nil
+	}
+	a.scratch = a.scratch[:0]
+}
