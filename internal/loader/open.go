@@ -57,7 +57,9 @@ func ReadFile(path string, opts Options, emit func(*transcript.Transcript) error
 	}
 	defer f.Close()
 
-	src, closeSrc, err := openSource(path, f)
+	fileBuf := pooledReader(f)
+	defer putReader(fileBuf)
+	src, closeSrc, err := openSource(path, f, fileBuf)
 	if err != nil {
 		return fail(err.Error())
 	}
@@ -69,7 +71,11 @@ func ReadFile(path string, opts Options, emit func(*transcript.Transcript) error
 		src.R = &capReader{r: src.R, left: lim.MaxDecompressed, max: lim.MaxDecompressed}
 	}
 
-	br := bufio.NewReaderSize(src.R, sniffSize)
+	br := fileBuf // an uncompressed file is read through its own buffer
+	if src.R != io.Reader(fileBuf) {
+		br = pooledReader(src.R)
+		defer putReader(br)
+	}
 	head, perr := br.Peek(sniffSize) // a short file gives a short head and io.EOF
 	src.R = limitedReader{br, src}
 	if perr != nil && perr != io.EOF && len(head) == 0 {
@@ -119,9 +125,24 @@ func fileKind(m os.FileMode) string {
 	return "mode " + m.String()
 }
 
-// openSource wraps f in the decompressor its first bytes call for.
-func openSource(path string, f *os.File) (*Source, func(), error) {
-	br := bufio.NewReaderSize(f, 64<<10)
+// pooledReader returns a reader of lineReaders' (sniffSize bytes of
+// buffer) over r; putReader returns it once the file is read.
+func pooledReader(r io.Reader) *bufio.Reader {
+	br := lineReaders.Get().(*bufio.Reader)
+	br.Reset(r)
+	return br
+}
+
+// putReader returns a reader of pooledReader's to the pool, without its
+// source.
+func putReader(br *bufio.Reader) {
+	br.Reset(nil)
+	lineReaders.Put(br)
+}
+
+// openSource wraps f, read through br, in the decompressor its first bytes
+// call for.
+func openSource(path string, f *os.File, br *bufio.Reader) (*Source, func(), error) {
 	magic, _ := br.Peek(4)
 	src := &Source{Path: path, R: br}
 	for _, m := range zipMagic {

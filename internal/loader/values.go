@@ -279,8 +279,8 @@ func (w *dedup) visit(k []byte, x *fastjson.Value) {
 		w.keys = append(w.keys, k)
 	}
 	if deep := w.deep; deep != nil {
-		if !deep[string(k)] {
-			return
+		if (x.GetObject() == nil && x.GetArray() == nil) || !deep[string(k)] {
+			return // a scalar has nothing to walk: spare the lookup
 		}
 		w.deep = nil
 		w.walk(x)
