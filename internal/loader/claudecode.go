@@ -223,44 +223,17 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 		f.t.Stats.Ignore("(blank)")
 		return
 	}
-	if !utf8.Valid(line) {
-		f.bad(n, "invalid UTF-8")
-		return
-	}
-	err := checkEscapes(line)
-	var v *fastjson.Value
-	if err == nil {
-		v, err = f.p.ParseBytes(line)
-		lastWinsTop(v, ccDeepKeys) // strings are decoded as they are read
-	}
-	if err != nil {
-		f.bad(n, "%s", lineError(err, final))
-		return
-	}
-	if v.Type() != fastjson.TypeObject {
-		f.bad(n, "record is a JSON %s, want an object", v.Type())
+	v := f.parse(n, line, final)
+	if v == nil {
 		return
 	}
 	f.side = 0
 	if v.GetBool("isSidechain") {
 		f.side = 1
 	}
-	tv := v.Get("type")
-	if tv == nil {
-		if usageOnly(v) {
-			f.usageRecord(v)
-			return
-		}
-		f.bad(n, `record has no "type"`)
+	typ, known, ok := f.recordType(n, v)
+	if !ok {
 		return
-	}
-	if tv.Type() != fastjson.TypeString {
-		f.bad(n, `"type" is a %s, want a string`, tv.Type())
-		return
-	}
-	typ, known := ccTypeNames[string(tv.GetStringBytes())]
-	if !known {
-		typ = string(tv.GetStringBytes())
 	}
 	if f.session == "" {
 		f.session = string(v.GetStringBytes("sessionId"))
@@ -287,6 +260,54 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 	default:
 		f.ignore(typ)
 	}
+}
+
+// parse parses a line into a record object, or reports it as a bad record
+// and returns nil: not UTF-8, an escape JSON does not allow, malformed JSON,
+// or not an object.
+func (f *ccFile) parse(n int, line []byte, final bool) *fastjson.Value {
+	if !utf8.Valid(line) {
+		f.bad(n, "invalid UTF-8")
+		return nil
+	}
+	err := checkEscapes(line)
+	var v *fastjson.Value
+	if err == nil {
+		v, err = f.p.ParseBytes(line)
+		lastWinsTop(v, ccDeepKeys) // strings are decoded as they are read
+	}
+	if err != nil {
+		f.bad(n, "%s", lineError(err, final))
+		return nil
+	}
+	if v.Type() != fastjson.TypeObject {
+		f.bad(n, "record is a JSON %s, want an object", v.Type())
+		return nil
+	}
+	return v
+}
+
+// recordType reads a record's type, and whether it is one Claude Code
+// writes. A record without one is a usage tracker's record (read here) or
+// a bad record; either way ok is false.
+func (f *ccFile) recordType(n int, v *fastjson.Value) (typ string, known, ok bool) {
+	tv := v.Get("type")
+	if tv == nil {
+		if usageOnly(v) {
+			f.usageRecord(v)
+			return "", false, false
+		}
+		f.bad(n, `record has no "type"`)
+		return "", false, false
+	}
+	if tv.Type() != fastjson.TypeString {
+		f.bad(n, `"type" is a %s, want a string`, tv.Type())
+		return "", false, false
+	}
+	if typ, known = ccTypeNames[string(tv.GetStringBytes())]; !known {
+		typ = string(tv.GetStringBytes())
+	}
+	return typ, known, true
 }
 
 // parsed counts a record read into the current scope.
