@@ -104,27 +104,30 @@ const (
 // node is one record of the parentUuid tree.
 type node struct {
 	line          int
-	kind          nodeKind
 	uuid          string
 	parent        string
 	logicalParent string
-	sidechain     bool
+	timestamp     string
 
 	// message content (user, assistant, attachment)
-	role           transcript.Role
-	blocks         []transcript.Block
-	msgID          string
-	model          string
-	timestamp      string
-	isMeta         bool
-	recMeta        bool // the record's own isMeta flag
-	command        string
-	compactSummary bool
-	transcriptOnly bool
-	summaryText    string
+	blocks      []transcript.Block
+	msgID       string
+	model       string
+	command     string
+	summaryText string
 
 	// boundary metadata
 	compaction *transcript.Compaction
+
+	// The small fields last, together (a node is 16 bytes smaller than
+	// with each next to its kin).
+	kind           nodeKind
+	role           transcript.Role
+	sidechain      bool
+	isMeta         bool
+	recMeta        bool // the record's own isMeta flag
+	compactSummary bool
+	transcriptOnly bool
 }
 
 // ccFile holds the state of reading one Claude Code file.

@@ -1,8 +1,10 @@
 package loader
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strings"
 
@@ -473,7 +475,8 @@ func lineList(nodes *nodeList, idx []int) string {
 func (f *ccFile) messages(path []int) {
 	t := f.t
 	msgs := make([]transcript.Message, 0, len(path))
-	for _, i := range path {
+	var usages []transcript.Usage // the messages' usage, allocated in chunks
+	for k, i := range path {
 		nd := f.nodes.at(i)
 		switch nd.kind {
 		case nodeBoundary, nodeMicroBoundary:
@@ -514,8 +517,13 @@ func (f *ccFile) messages(path []int) {
 			}
 			m := f.newMessage(nd, transcript.RoleAssistant)
 			m.ID, m.Model = nd.msgID, nd.model
+			m.Blocks = f.responseBlocks(path[k:])
 			if u, ok := f.usage[nd.msgID]; ok && (f.scope[0].calls[nd.msgID] || f.scope[1].calls[nd.msgID]) {
-				m.Usage = &u
+				if len(usages) == cap(usages) {
+					usages = make([]transcript.Usage, 0, 32)
+				}
+				usages = append(usages, u)
+				m.Usage = &usages[len(usages)-1]
 			}
 			msgs = append(msgs, m)
 		}
@@ -524,6 +532,28 @@ func (f *ccFile) messages(path []int) {
 	commandTurns(msgs)
 	t.Messages = msgs
 	f.checkPairs()
+}
+
+// responseBlocks returns the blocks of the assistant node path[0] in a
+// slice with room for those of the later lines of the same API response
+// that follow it (past tool results and injected content, as sameResponse
+// looks back), so that appending them does not grow it step by step.
+func (f *ccFile) responseBlocks(path []int) []transcript.Block {
+	first := f.nodes.at(path[0])
+	n := len(first.blocks)
+	for _, i := range path[1:] {
+		nd := f.nodes.at(i)
+		if nd.kind == nodeAssistant {
+			if nd.msgID != first.msgID {
+				break
+			}
+			n += len(nd.blocks)
+		}
+	}
+	if n == len(first.blocks) || first.msgID == "" {
+		return first.blocks
+	}
+	return append(make([]transcript.Block, 0, n), first.blocks...)
 }
 
 // checkPairs reports tool results on the active path that answer no call on
@@ -624,7 +654,16 @@ func orderResults(msgs []transcript.Message) {
 		if msgs[a].Role != transcript.RoleAssistant {
 			continue
 		}
-		pos := map[string]int{}
+		uses := 0
+		for _, b := range msgs[a].Blocks {
+			if b.Kind == transcript.BlockToolUse {
+				uses++
+			}
+		}
+		if uses < 2 {
+			continue // no order to restore (nor a map to build)
+		}
+		pos := make(map[string]int, uses)
 		for _, b := range msgs[a].Blocks {
 			if b.Kind == transcript.BlockToolUse {
 				pos[b.ToolID] = len(pos)
@@ -644,6 +683,6 @@ func orderResults(msgs []transcript.Message) {
 			}
 			return len(pos)
 		}
-		sort.SliceStable(run, func(i, j int) bool { return key(&run[i]) < key(&run[j]) })
+		slices.SortStableFunc(run, func(x, y transcript.Message) int { return cmp.Compare(key(&x), key(&y)) })
 	}
 }
