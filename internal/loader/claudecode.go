@@ -155,6 +155,9 @@ type ccFile struct {
 	// allocation; models interns model names, which repeat on every line.
 	strs   recordStrings
 	models map[string]string
+	// keys remembers, per record type, the known keys of the last record
+	// and of its message (checkKeys).
+	keys map[string]*[2]keyCache
 }
 
 // ccScope holds the counts of one scope (main or sidechain records).
@@ -331,22 +334,57 @@ func (f *ccFile) seeUnknown(n int, key, what string) {
 // checkKeys counts the keys of a record of known type, and of its
 // message, that no Claude Code version is known to write.
 func (f *ccFile) checkKeys(n int, typ string, v *fastjson.Value) {
-	o, _ := v.Object()
-	o.Visit(func(k []byte, x *fastjson.Value) {
-		if !ccKnownKeys[string(k)] {
+	kc := f.keys[typ]
+	if kc == nil {
+		if f.keys == nil {
+			f.keys = map[string]*[2]keyCache{}
+		}
+		kc = new([2]keyCache)
+		f.keys[typ] = kc
+	}
+	i := 0
+	v.GetObject().Visit(func(k []byte, x *fastjson.Value) {
+		if !kc[0].known(i, k, ccKnownKeyNames) {
 			f.t.Stats.UnknownKeys++
 			f.seeUnknown(n, "key "+string(k), fmt.Sprintf("unknown key %q on a %s record", k, typ))
 		}
+		i++
 		if string(k) == "message" && x.Type() == fastjson.TypeObject {
-			mo, _ := x.Object()
-			mo.Visit(func(mk []byte, _ *fastjson.Value) {
-				if !ccMessageKeys[string(mk)] {
+			j := 0
+			x.GetObject().Visit(func(mk []byte, _ *fastjson.Value) {
+				if !kc[1].known(j, mk, ccMessageKeyNames) {
 					f.t.Stats.UnknownKeys++
 					f.seeUnknown(n, "message key "+string(mk), fmt.Sprintf("unknown key %q in the message of a %s record", mk, typ))
 				}
+				j++
 			})
 		}
 	})
+}
+
+// keyCache remembers the known keys met at each position of the last
+// record of a type: records of one type list the same keys in the same
+// order, so comparing a key with the one last met at its place spares most
+// lookups.
+type keyCache []string
+
+// known reports whether k, the i-th key of an object, is in names (known
+// keys, each mapped to itself).
+func (c *keyCache) known(i int, k []byte, names map[string]string) bool {
+	if i < len(*c) && (*c)[i] == string(k) {
+		return true
+	}
+	name, ok := names[string(k)]
+	if !ok {
+		return false
+	}
+	if i < 64 { // keys past 64 are looked up every time
+		for len(*c) <= i {
+			*c = append(*c, "")
+		}
+		(*c)[i] = name
+	}
+	return true
 }
 
 // usageOnly reports whether a record is a usage tracker's line: no type,

@@ -115,8 +115,14 @@ var (
 	ccAttachmentNames = namesOf(ccAttachments)
 )
 
+// The keys of ccKnownKeys and ccMessageKeys, each mapped to itself.
+var (
+	ccKnownKeyNames   = namesOf(ccKnownKeys)
+	ccMessageKeyNames = namesOf(ccMessageKeys)
+)
+
 // namesOf maps the keys of m to themselves.
-func namesOf(m map[string]recordClass) map[string]string {
+func namesOf[V any](m map[string]V) map[string]string {
 	names := make(map[string]string, len(m))
 	for k := range m {
 		names[k] = k

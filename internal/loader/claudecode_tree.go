@@ -242,6 +242,7 @@ type pathWalk struct {
 // the conversation records without a parent, those without a uuid, and
 // those that reuse the uuid of a record with other content.
 func (w *pathWalk) indexScope() (roots, noUUID, clash []int) {
+	w.scope = make([]int, 0, w.nodes.len())
 	for i := range w.nodes.len() {
 		if w.nodes.at(i).sidechain == w.side {
 			w.scope = append(w.scope, i)
@@ -565,7 +566,7 @@ func (f *ccFile) checkPairs() {
 		return // copies of a parent session's records start mid-conversation
 	}
 	msgs := f.t.Messages
-	calls, results := map[string]int{}, map[string]bool{}
+	calls, results := make(map[string]int, len(msgs)), make(map[string]bool, len(msgs))
 	lastAssistant := -1
 	for i := range msgs {
 		if msgs[i].Role == transcript.RoleAssistant {
