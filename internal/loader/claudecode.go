@@ -829,7 +829,7 @@ func (f *ccFile) content(n int, c *fastjson.Value) ([]transcript.Block, bool) {
 	switch c.Type() {
 	case fastjson.TypeString:
 		blocks := []transcript.Block{{Kind: transcript.BlockText}}
-		f.strs.add(&blocks[0].Text, c.GetStringBytes())
+		f.strs.addText(&blocks[0].Text, c.GetStringBytes())
 		return blocks, true
 	case fastjson.TypeArray:
 	default:
@@ -843,7 +843,7 @@ func (f *ccFile) content(n int, c *fastjson.Value) ([]transcript.Block, bool) {
 	for _, it := range items {
 		if it.Type() == fastjson.TypeString { // tolerated: bare strings as text
 			blocks = append(blocks, transcript.Block{Kind: transcript.BlockText})
-			f.strs.add(&blocks[len(blocks)-1].Text, it.GetStringBytes())
+			f.strs.addText(&blocks[len(blocks)-1].Text, it.GetStringBytes())
 			continue
 		}
 		if it.Type() != fastjson.TypeObject {
@@ -864,10 +864,10 @@ func (f *ccFile) block(n int, it *fastjson.Value, b *transcript.Block) bool {
 	switch bt := it.GetStringBytes("type"); string(bt) {
 	case "text":
 		b.Kind = transcript.BlockText
-		f.strs.add(&b.Text, it.GetStringBytes("text"))
+		f.strs.addText(&b.Text, it.GetStringBytes("text"))
 	case "thinking":
 		b.Kind, b.SignatureLen = transcript.BlockThinking, len(it.GetStringBytes("signature"))
-		f.strs.add(&b.Text, it.GetStringBytes("thinking"))
+		f.strs.addText(&b.Text, it.GetStringBytes("thinking"))
 	case "redacted_thinking":
 		b.Kind, b.SignatureLen = transcript.BlockThinking, len(it.GetStringBytes("data"))
 	case "tool_use", "server_tool_use":
@@ -909,7 +909,7 @@ func (f *ccFile) toolUse(b *transcript.Block, it *fastjson.Value) {
 	}
 	start := len(f.strs.scratch)
 	f.strs.scratch = marshal(f.strs.scratch, in)
-	f.strs.add(&b.Input, f.strs.scratch[start:])
+	f.strs.addText(&b.Input, f.strs.scratch[start:])
 	if in.Type() != fastjson.TypeObject {
 		return
 	}
@@ -960,18 +960,18 @@ func (f *ccFile) resultContent(b *transcript.Block, c *fastjson.Value) {
 	}
 	switch c.Type() {
 	case fastjson.TypeString:
-		f.strs.add(&b.Text, c.GetStringBytes())
+		f.strs.addText(&b.Text, c.GetStringBytes())
 	case fastjson.TypeArray:
 		start := len(f.strs.scratch)
 		for _, it := range c.GetArray() {
 			f.resultPart(b, it, start)
 		}
-		f.strs.add(&b.Text, f.strs.scratch[start:])
+		f.strs.addText(&b.Text, f.strs.scratch[start:])
 	case fastjson.TypeNull:
 	default:
 		start := len(f.strs.scratch)
 		f.strs.scratch = marshal(f.strs.scratch, c)
-		f.strs.add(&b.Text, f.strs.scratch[start:])
+		f.strs.addText(&b.Text, f.strs.scratch[start:])
 	}
 }
 

@@ -50,62 +50,87 @@ func (l *nodeList) drop() {
 	l.chunks[c] = l.chunks[c][:len(l.chunks[c])-1]
 }
 
-// recordStrings gathers the strings of one record (its tree fields, ids,
-// texts, tool inputs) and makes them as substrings of one string, one
-// allocation where each field took its own. The bytes added must stay as
-// they are until flush: the parser's (valid until the next line is parsed)
-// or scratch's.
+// recordStrings gathers the strings of one record and makes them as
+// substrings of two strings, two allocations where each field took its
+// own: one for its texts (message text, tool inputs and results), one for
+// the short strings (ids, tree links, timestamp, tool names, paths,
+// commands). Keeping the two apart means that a short string kept after
+// its message (a message id or a tool name in a table) holds only the
+// short strings of its record, never its text. The bytes added must stay
+// as they are until flush: the parser's (valid until the next line is
+// parsed) or scratch's.
 type recordStrings struct {
-	parts [][]byte
-	dsts  []*string
-	size  int
+	short, text stringParts
 	// scratch holds text built for the record (a rendered tool input, a
 	// tool result's joined parts); it is appended to only, so what was
 	// added from it stays valid.
 	scratch []byte
 }
 
+// stringParts are strings to be made as one.
+type stringParts struct {
+	parts [][]byte
+	dsts  []*string
+	size  int
+}
+
 // maxScratchKept is the largest scratch buffer kept from one record to
 // the next.
 const maxScratchKept = 1 << 20
 
-// add sets *dst to a copy of b at the next flush. dst must stay where it is
-// until then (a field of a node of a nodeList, or of a block of a slice that
-// is not grown).
-func (a *recordStrings) add(dst *string, b []byte) {
+// add sets *dst to a copy of b, a short string, at the next flush. dst
+// must stay where it is until then (a field of a node of a nodeList, or of
+// a block of a slice that is not grown).
+func (a *recordStrings) add(dst *string, b []byte) { a.short.add(dst, b) }
+
+// addText is add for a text.
+func (a *recordStrings) addText(dst *string, b []byte) { a.text.add(dst, b) }
+
+func (sp *stringParts) add(dst *string, b []byte) {
 	if len(b) == 0 {
 		*dst = ""
 		return
 	}
-	a.parts = append(a.parts, b)
-	a.dsts = append(a.dsts, dst)
-	a.size += len(b)
+	sp.parts = append(sp.parts, b)
+	sp.dsts = append(sp.dsts, dst)
+	sp.size += len(b)
 }
 
 // flush makes the strings added since the last flush.
 func (a *recordStrings) flush() {
-	if len(a.parts) > 0 {
-		var sb strings.Builder
-		sb.Grow(a.size)
-		for _, p := range a.parts {
-			sb.Write(p)
-		}
-		all, off := sb.String(), 0
-		for i, p := range a.parts {
-			*a.dsts[i] = all[off : off+len(p)]
-			off += len(p)
-		}
-	}
+	a.short.flush()
+	a.text.flush()
 	a.reset()
+}
+
+func (sp *stringParts) flush() {
+	if len(sp.parts) == 0 {
+		return
+	}
+	var sb strings.Builder
+	sb.Grow(sp.size)
+	for _, p := range sp.parts {
+		sb.Write(p)
+	}
+	all, off := sb.String(), 0
+	for i, p := range sp.parts {
+		*sp.dsts[i] = all[off : off+len(p)]
+		off += len(p)
+	}
 }
 
 // reset forgets the strings added since the last flush.
 func (a *recordStrings) reset() {
-	clear(a.parts) // drop the references to the parser's bytes
-	clear(a.dsts)
-	a.parts, a.dsts, a.size = a.parts[:0], a.dsts[:0], 0
+	a.short.reset()
+	a.text.reset()
 	if cap(a.scratch) > maxScratchKept {
 		a.scratch = nil
 	}
 	a.scratch = a.scratch[:0]
+}
+
+func (sp *stringParts) reset() {
+	clear(sp.parts) // drop the references to the parser's bytes
+	clear(sp.dsts)
+	sp.parts, sp.dsts, sp.size = sp.parts[:0], sp.dsts[:0], 0
 }
