@@ -112,14 +112,8 @@ func jpegSize(r io.Reader) (int, int, bool) {
 	}
 }
 
-// sizeImage adds one image's dimensions, when its data has them, to b.
-func sizeImage(b *transcript.Block, b64 string) {
-	if w, h, ok := imageDims(b64); ok {
-		addImageSize(b, w, h)
-	}
-}
-
-// sizeImageBytes is sizeImage for data held as bytes.
+// sizeImageBytes adds one image's dimensions, when its base64 data has
+// them, to b.
 func sizeImageBytes(b *transcript.Block, b64 []byte) {
 	if len(b64) == 0 {
 		return
