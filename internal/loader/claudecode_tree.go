@@ -486,13 +486,7 @@ func (f *ccFile) messages(path []int) {
 			t.Compactions = append(t.Compactions, c)
 		case nodeUser:
 			if nd.compactSummary {
-				n := len(t.Compactions)
-				if n > 0 && t.Compactions[n-1].Kind == transcript.CompactFull && t.Compactions[n-1].Summary == "" {
-					t.Compactions[n-1].Summary = nd.summaryText
-				} else {
-					t.Compactions = append(t.Compactions, transcript.Compaction{
-						Kind: transcript.CompactFull, MessageIndex: len(msgs), Summary: nd.summaryText, Line: nd.line})
-				}
+				f.summary(nd, len(msgs))
 				continue
 			}
 			if nd.transcriptOnly || len(nd.blocks) == 0 {
@@ -533,6 +527,20 @@ func (f *ccFile) messages(path []int) {
 	commandTurns(msgs)
 	t.Messages = msgs
 	f.checkPairs()
+}
+
+// summary records a compaction summary that comes before message index
+// at: it completes the compact boundary just before it, or stands for a
+// compaction of its own.
+func (f *ccFile) summary(nd *node, at int) {
+	t := f.t
+	n := len(t.Compactions)
+	if n > 0 && t.Compactions[n-1].Kind == transcript.CompactFull && t.Compactions[n-1].Summary == "" {
+		t.Compactions[n-1].Summary = nd.summaryText
+		return
+	}
+	t.Compactions = append(t.Compactions, transcript.Compaction{
+		Kind: transcript.CompactFull, MessageIndex: at, Summary: nd.summaryText, Line: nd.line})
 }
 
 // responseBlocks returns the blocks of the assistant node path[0] in a
