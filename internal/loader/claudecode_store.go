@@ -12,10 +12,13 @@ const (
 	nodeChunk     = 1 << nodeChunkBits
 )
 
-// nodeList holds the nodes of one file in chunks of nodeChunk: adding a node
-// never copies the others, as growing one slice by doubling did (twice
-// their size allocated, all of it copied on the way). The first chunk grows
-// as a slice does, so a short file costs no more than it did.
+// nodeList holds the nodes of one file in chunks of nodeChunk: past the
+// first chunk, adding a node never copies the others, as growing one slice
+// by doubling did (twice their size allocated, all of it copied on the
+// way). The first chunk grows as a slice does, so a short file costs no
+// more than it did; a node returned by add thus stays where it is until
+// the next add (the strings of a record are made before the next record
+// is read).
 type nodeList struct {
 	chunks [][]node
 	n      int
@@ -79,8 +82,8 @@ type stringParts struct {
 const maxScratchKept = 1 << 20
 
 // add sets *dst to a copy of b, a short string, at the next flush. dst
-// must stay where it is until then (a field of a node of a nodeList, or of
-// a block of a slice that is not grown).
+// must stay where it is until then (a field of the node last added to a
+// nodeList, or of a block of a slice that is not grown).
 func (a *recordStrings) add(dst *string, b []byte) { a.short.add(dst, b) }
 
 // addText is add for a text.
