@@ -962,11 +962,7 @@ func (f *ccFile) resultContent(b *transcript.Block, c *fastjson.Value) {
 	case fastjson.TypeString:
 		f.strs.addText(&b.Text, c.GetStringBytes())
 	case fastjson.TypeArray:
-		start := len(f.strs.scratch)
-		for _, it := range c.GetArray() {
-			f.resultPart(b, it, start)
-		}
-		f.strs.addText(&b.Text, f.strs.scratch[start:])
+		f.strs.addText(&b.Text, f.resultParts(b, c.GetArray()))
 	case fastjson.TypeNull:
 	default:
 		start := len(f.strs.scratch)
@@ -975,18 +971,41 @@ func (f *ccFile) resultContent(b *transcript.Block, c *fastjson.Value) {
 	}
 }
 
-// resultPart reads one item of a tool_result's content list: its text is
-// appended to the scratch text begun at start, its images counted on b.
-func (f *ccFile) resultPart(b *transcript.Block, it *fastjson.Value, start int) {
-	text := func(t []byte) {
-		if len(f.strs.scratch) > start {
-			f.strs.scratch = append(f.strs.scratch, '\n')
+// resultParts reads the items of a tool_result's content list: it returns
+// their texts joined by newlines (a newline before each text but when the
+// text so far is empty), and counts their images on b. A single text is
+// returned as it is, not copied: joining starts in scratch at the second.
+func (f *ccFile) resultParts(b *transcript.Block, items []*fastjson.Value) []byte {
+	var one []byte // the text while it is one part
+	start, joined := len(f.strs.scratch), false
+	for _, it := range items {
+		t, ok := f.resultPart(b, it)
+		switch {
+		case !ok:
+		case !joined && len(one) == 0:
+			one = t
+		default:
+			if !joined {
+				f.strs.scratch, joined = append(f.strs.scratch, one...), true
+			}
+			if len(f.strs.scratch) > start {
+				f.strs.scratch = append(f.strs.scratch, '\n')
+			}
+			f.strs.scratch = append(f.strs.scratch, t...)
 		}
-		f.strs.scratch = append(f.strs.scratch, t...)
 	}
+	if joined {
+		return f.strs.scratch[start:]
+	}
+	return one
+}
+
+// resultPart reads one item of a tool_result's content list: it returns
+// its text and true for a text, and counts an image on b.
+func (f *ccFile) resultPart(b *transcript.Block, it *fastjson.Value) ([]byte, bool) {
 	switch string(it.GetStringBytes("type")) {
 	case "text":
-		text(it.GetStringBytes("text"))
+		return it.GetStringBytes("text"), true
 	case "image":
 		data := it.GetStringBytes("source", "data")
 		b.Images++
@@ -995,17 +1014,18 @@ func (f *ccFile) resultPart(b *transcript.Block, it *fastjson.Value, start int) 
 	case "tool_reference":
 		b.ToolRefs = append(b.ToolRefs, string(it.GetStringBytes("tool_name")))
 	case "document":
-		if d := documentBlock(it); d.Kind == transcript.BlockText {
-			text([]byte(d.Text))
-		} else {
-			b.Images++
-			b.ImageBytes += d.ImageBytes
+		d := documentBlock(it)
+		if d.Kind == transcript.BlockText {
+			return []byte(d.Text), true
 		}
+		b.Images++
+		b.ImageBytes += d.ImageBytes
 	default:
 		if it.Type() == fastjson.TypeString {
-			text(it.GetStringBytes())
+			return it.GetStringBytes(), true
 		}
 	}
+	return nil, false
 }
 
 // kindOf classifies the file from its name and records.

@@ -63,3 +63,35 @@ func TestRecordStrings(t *testing.T) {
 		t.Errorf("a reset field was set: %q", fields[5])
 	}
 }
+
+// TestResultJoin: a tool_result's content list becomes its texts joined
+// by newlines, a newline before each text unless the text so far is empty.
+func TestResultJoin(t *testing.T) {
+	tests := []struct {
+		parts string
+		want  string
+	}{
+		{`"a"`, "a"},
+		{`"", "b"`, "b"},
+		{`"a", ""`, "a\n"},
+		{`"a", "b", "c"`, "a\nb\nc"},
+		{`"a", "", "b"`, "a\n\nb"},
+		{`"", "", "b", "c"`, "b\nc"},
+		{`{"type":"image","source":{"data":""}}, "x"`, "x"},
+		{`{"type":"text","text":"t"}, {"type":"document","source":{"type":"text","data":"d"}}`, "t\nd"},
+		{``, ""},
+	}
+	for _, tt := range tests {
+		line := `{"type":"assistant","uuid":"a1","parentUuid":null,"sessionId":"s","message":{"id":"m","role":"assistant","model":"x","content":[` +
+			`{"type":"tool_use","id":"t1","name":"Bash","input":{}}]}}` + "\n" +
+			`{"type":"user","uuid":"u1","parentUuid":"a1","sessionId":"s","message":{"role":"user","content":[` +
+			`{"type":"tool_result","tool_use_id":"t1","content":[` + tt.parts + `]}]}}` + "\n"
+		tr := readString(t, "join.jsonl", line, "")[0]
+		if len(tr.Messages) != 2 {
+			t.Fatalf("%s: %d messages, problems %v", tt.parts, len(tr.Messages), tr.Problems)
+		}
+		if got := tr.Messages[1].Blocks[0].Text; got != tt.want {
+			t.Errorf("%s: text %q, want %q", tt.parts, got, tt.want)
+		}
+	}
+}
