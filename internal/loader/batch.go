@@ -22,29 +22,13 @@ func Ordered[R any](ctx context.Context, n, workers int, work func(ctx context.C
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
 
-	type item struct {
-		i int
-		r R
-	}
 	window := 2 * workers
 	slots := make(chan struct{}, window)
 	jobs := make(chan int)
-	results := make(chan item, window)
+	results := make(chan orderedItem[R], window)
 
 	g.Go(func() error {
-		defer close(jobs)
-		for i := 0; i < n; i++ {
-			select {
-			case slots <- struct{}{}:
-			case <-gctx.Done():
-				return nil
-			}
-			select {
-			case jobs <- i:
-			case <-gctx.Done():
-				return nil
-			}
-		}
+		feedJobs(gctx, n, slots, jobs)
 		return nil
 	})
 	var wg sync.WaitGroup
@@ -52,18 +36,7 @@ func Ordered[R any](ctx context.Context, n, workers int, work func(ctx context.C
 		wg.Add(1)
 		g.Go(func() error {
 			defer wg.Done()
-			for i := range jobs {
-				r, err := work(gctx, i)
-				if err != nil {
-					return err
-				}
-				select {
-				case results <- item{i, r}:
-				case <-gctx.Done():
-					return nil
-				}
-			}
-			return nil
+			return runJobs(gctx, jobs, results, work)
 		})
 	}
 	go func() {
@@ -71,6 +44,61 @@ func Ordered[R any](ctx context.Context, n, workers int, work func(ctx context.C
 		close(results)
 	}()
 
+	emitErr := emitInOrder(results, slots, window, emit, cancel)
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if emitErr != nil {
+		return emitErr
+	}
+	return ctx.Err()
+}
+
+// orderedItem is the result of item i.
+type orderedItem[R any] struct {
+	i int
+	r R
+}
+
+// feedJobs sends the indices [0, n) to jobs, each once a slot of the window
+// is free, and closes jobs; it stops when ctx is done.
+func feedJobs(ctx context.Context, n int, slots chan<- struct{}, jobs chan<- int) {
+	defer close(jobs)
+	for i := 0; i < n; i++ {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// runJobs runs work on the indices from jobs and sends the results on; it
+// returns work's first error, or nil when jobs closes or ctx is done.
+func runJobs[R any](ctx context.Context, jobs <-chan int, results chan<- orderedItem[R], work func(ctx context.Context, i int) (R, error)) error {
+	for i := range jobs {
+		r, err := work(ctx, i)
+		if err != nil {
+			return err
+		}
+		select {
+		case results <- orderedItem[R]{i, r}:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	return nil
+}
+
+// emitInOrder hands the results to emit in index order, freeing a slot of
+// the window for each. After emit's first error it cancels the rest,
+// drains the results so that the workers can finish, and returns it.
+func emitInOrder[R any](results <-chan orderedItem[R], slots <-chan struct{}, window int, emit func(i int, r R) error, cancel func()) error {
 	pending := make(map[int]R, window)
 	next := 0
 	var emitErr error
@@ -94,11 +122,5 @@ func Ordered[R any](ctx context.Context, n, workers int, work func(ctx context.C
 			<-slots
 		}
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	if emitErr != nil {
-		return emitErr
-	}
-	return ctx.Err()
+	return emitErr
 }

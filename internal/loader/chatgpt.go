@@ -93,13 +93,39 @@ func readChatGPTConversation(p *fastjson.Parser, path, st string, v *jsonValue, 
 		return b.finish()
 	}
 	lines := newLineIndex(v.Data, v.Line)
-	var mapping []byte
-	mapOff := 0
-	current := ""
+	mapping, current := chatGPTHead(p, b, fields, ids)
+	if len(mapping.Value) == 0 || mapping.Value[0] != '{' {
+		b.record()
+		b.bad(v.Line, `%s has no "mapping" object`, where)
+		return b.finish()
+	}
+	nodeFields, err := splitObject(mapping.Value)
+	if err != nil {
+		b.record()
+		b.bad(lines.at(mapping.Offset), "%s, mapping: %v", where, err)
+		return b.finish()
+	}
+	nodes, index := chatGPTNodes(b, nodeFields, lines, mapping.Offset, where)
+	for _, i := range chatGPTPath(b, nodes, index, current, where) {
+		addChatGPTMessage(b, &nodes[i], where)
+	}
+	if b.t.Model == "" {
+		for i := range b.t.Messages {
+			if m := b.t.Messages[i].Model; m != "" {
+				b.t.Model = m
+			}
+		}
+	}
+	return b.finish()
+}
+
+// chatGPTHead reads a conversation's fields other than its mapping, which
+// it returns unparsed, with the current node's id.
+func chatGPTHead(p *fastjson.Parser, b *builder, fields []jsonField, ids uniqueIDs) (mapping jsonField, current string) {
 	for _, f := range fields {
 		switch f.Key {
 		case "mapping":
-			mapping, mapOff = f.Value, f.Offset
+			mapping = f
 		case "current_node":
 			if s, err := p.ParseBytes(f.Value); err == nil {
 				current = str(s)
@@ -116,21 +142,16 @@ func readChatGPTConversation(p *fastjson.Parser, path, st string, v *jsonValue, 
 			}
 		}
 	}
-	if len(mapping) == 0 || mapping[0] != '{' {
-		b.record()
-		b.bad(v.Line, `%s has no "mapping" object`, where)
-		return b.finish()
-	}
-	nodeFields, err := splitObject(mapping)
-	if err != nil {
-		b.record()
-		b.bad(lines.at(mapOff), "%s, mapping: %v", where, err)
-		return b.finish()
-	}
+	return mapping, current
+}
+
+// chatGPTNodes parses the nodes of a conversation's mapping, which starts
+// at mapOff, each a record, and indexes them by id. Each node is parsed
+// with a parser of its own: the message values are kept until the walk is
+// done.
+func chatGPTNodes(b *builder, nodeFields []jsonField, lines *lineIndex, mapOff int, where string) ([]cgNode, map[string]int) {
 	var nodes []cgNode
 	index := map[string]int{}
-	// Each node is parsed with a parser of its own: the message values are
-	// kept until the walk is done.
 	for _, nf := range nodeFields {
 		b.record()
 		line := lines.at(mapOff + nf.Offset)
@@ -152,17 +173,7 @@ func readChatGPTConversation(p *fastjson.Parser, path, st string, v *jsonValue, 
 		index[nd.id] = len(nodes)
 		nodes = append(nodes, nd)
 	}
-	for _, i := range chatGPTPath(b, nodes, index, current, where) {
-		addChatGPTMessage(b, &nodes[i], where)
-	}
-	if b.t.Model == "" {
-		for i := range b.t.Messages {
-			if m := b.t.Messages[i].Model; m != "" {
-				b.t.Model = m
-			}
-		}
-	}
-	return b.finish()
+	return nodes, index
 }
 
 // chatGPTPath returns the nodes of the active branch, root first.
@@ -266,41 +277,14 @@ func addChatGPTMessage(b *builder, nd *cgNode, where string) {
 		msg := base
 		msg.Role = transcript.RoleAssistant
 		msg.Model = str(meta, "model_slug")
-		recipient := str(m, "recipient")
-		if recipient != "" && recipient != "all" {
-			// A message addressed to a tool is its call.
-			input := ""
-			for _, bl := range blocks {
-				input += bl.Text
-			}
-			msg.Blocks = []transcript.Block{{Kind: transcript.BlockToolUse, ToolID: b.newID("call-"),
-				ToolName: recipient, Input: jsonObject([]string{"input"}, []string{input})}}
-		} else {
-			msg.Blocks = blocks
+		msg.Blocks = blocks
+		if recipient := str(m, "recipient"); recipient != "" && recipient != "all" {
+			msg.Blocks = []transcript.Block{chatGPTCall(b, recipient, blocks)}
 		}
 		b.add(msg)
 	case "tool":
-		var text strings.Builder
-		for _, bl := range blocks {
-			if bl.Kind == transcript.BlockText {
-				if text.Len() > 0 {
-					text.WriteByte('\n')
-				}
-				text.WriteString(bl.Text)
-			}
-		}
-		res := transcript.Block{Kind: transcript.BlockToolResult, ToolName: str(m, "author", "name"), Text: text.String()}
-		for _, bl := range blocks {
-			if bl.Kind == transcript.BlockImage {
-				res.Images += bl.Images
-				res.SizedImages += bl.SizedImages
-				res.ImagePixels += bl.ImagePixels
-				res.ImageTokens += bl.ImageTokens
-			}
-		}
-		res.IsError = ct == "system_error" || str(meta, "aggregate_result", "status") == "failed_with_in_kernel_exception"
 		msg := base
-		msg.Role, msg.Blocks = transcript.RoleTool, []transcript.Block{res}
+		msg.Role, msg.Blocks = transcript.RoleTool, []transcript.Block{chatGPTResult(m, meta, ct, blocks)}
 		b.add(msg)
 	default:
 		b.bad(nd.line, "%s, node %s: unknown author role %q, message skipped", where, nd.id, role)
@@ -309,47 +293,56 @@ func addChatGPTMessage(b *builder, nd *cgNode, where string) {
 	b.parsed()
 }
 
+// chatGPTCall makes the tool call an assistant message addressed to a
+// tool (recipient) stands for, its text the input.
+func chatGPTCall(b *builder, recipient string, blocks []transcript.Block) transcript.Block {
+	input := ""
+	for _, bl := range blocks {
+		input += bl.Text
+	}
+	return transcript.Block{Kind: transcript.BlockToolUse, ToolID: b.newID("call-"),
+		ToolName: recipient, Input: jsonObject([]string{"input"}, []string{input})}
+}
+
+// chatGPTResult makes a tool message one tool result: its texts joined,
+// its images counted, an error when the tool failed.
+func chatGPTResult(m, meta *fastjson.Value, ct string, blocks []transcript.Block) transcript.Block {
+	var text strings.Builder
+	for _, bl := range blocks {
+		if bl.Kind == transcript.BlockText {
+			if text.Len() > 0 {
+				text.WriteByte('\n')
+			}
+			text.WriteString(bl.Text)
+		}
+	}
+	res := transcript.Block{Kind: transcript.BlockToolResult, ToolName: str(m, "author", "name"), Text: text.String()}
+	for _, bl := range blocks {
+		if bl.Kind == transcript.BlockImage {
+			res.Images += bl.Images
+			res.SizedImages += bl.SizedImages
+			res.ImagePixels += bl.ImagePixels
+			res.ImageTokens += bl.ImageTokens
+		}
+	}
+	res.IsError = ct == "system_error" || str(meta, "aggregate_result", "status") == "failed_with_in_kernel_exception"
+	return res
+}
+
 // chatGPTParts converts a message's content into blocks; it also returns
 // how many images it held.
 func chatGPTParts(b *builder, c *fastjson.Value, ct string, line int, where string) ([]transcript.Block, int) {
 	if c == nil {
 		return nil, 0
 	}
-	var out []transcript.Block
-	images := 0
-	text := func(s string) {
-		if strings.TrimSpace(s) != "" {
-			out = append(out, transcript.Block{Kind: transcript.BlockText, Text: s})
-		}
-	}
+	var ps cgParts
 	switch ct {
 	case "text", "multimodal_text":
 		for _, part := range c.GetArray("parts") {
-			switch part.Type() {
-			case fastjson.TypeString:
-				text(string(part.GetStringBytes()))
-			case fastjson.TypeObject:
-				switch pt := str(part, "content_type"); pt {
-				case "image_asset_pointer":
-					images++
-					bl := transcript.Block{Kind: transcript.BlockImage, Images: 1, ImageBytes: part.GetInt("size_bytes")}
-					addImageSize(&bl, part.GetInt("width"), part.GetInt("height"))
-					out = append(out, bl)
-				case "audio_transcription":
-					text(str(part, "text"))
-				case "audio_asset_pointer", "real_time_user_audio_video_asset_pointer":
-					// Audio the model heard; its transcription is a part of its own.
-				default:
-					if t := str(part, "text"); t != "" {
-						text(t)
-					} else {
-						b.problem(line, "%s: unknown content part %q skipped", where, pt)
-					}
-				}
-			}
+			ps.part(b, part, line, where)
 		}
 	case "code", "execution_output", "system_error", "computer_output":
-		text(firstStr(c, "text", "output"))
+		ps.text(firstStr(c, "text", "output"))
 	case "thoughts":
 		var parts []string
 		for _, th := range c.GetArray("thoughts") {
@@ -358,16 +351,16 @@ func chatGPTParts(b *builder, c *fastjson.Value, ct string, line int, where stri
 			}
 		}
 		if len(parts) > 0 {
-			out = append(out, transcript.Block{Kind: transcript.BlockThinking, Text: strings.Join(parts, "\n")})
+			ps.out = append(ps.out, transcript.Block{Kind: transcript.BlockThinking, Text: strings.Join(parts, "\n")})
 		}
 	case "tether_browsing_display":
-		text(firstStr(c, "result", "summary"))
+		ps.text(firstStr(c, "result", "summary"))
 	case "tether_quote":
-		text(strings.TrimSpace(str(c, "title") + "\n" + str(c, "text")))
+		ps.text(strings.TrimSpace(str(c, "title") + "\n" + str(c, "text")))
 	case "user_editable_context":
-		text(strings.TrimSpace(str(c, "user_profile") + "\n" + str(c, "user_instructions")))
+		ps.text(strings.TrimSpace(str(c, "user_profile") + "\n" + str(c, "user_instructions")))
 	case "model_editable_context":
-		text(str(c, "model_set_context"))
+		ps.text(str(c, "model_set_context"))
 	default:
 		t := firstStr(c, "text", "result")
 		if t == "" {
@@ -381,10 +374,49 @@ func chatGPTParts(b *builder, c *fastjson.Value, ct string, line int, where stri
 		}
 		if t != "" {
 			b.problem(line, "%s: unknown content_type %q read as text", where, ct)
-			text(t)
+			ps.text(t)
 		} else {
 			b.problem(line, "%s: unknown content_type %q skipped", where, ct)
 		}
 	}
-	return out, images
+	return ps.out, ps.images
+}
+
+// cgParts collects the blocks of a ChatGPT message's content.
+type cgParts struct {
+	out    []transcript.Block
+	images int
+}
+
+// text adds a text block, unless s is blank.
+func (ps *cgParts) text(s string) {
+	if strings.TrimSpace(s) != "" {
+		ps.out = append(ps.out, transcript.Block{Kind: transcript.BlockText, Text: s})
+	}
+}
+
+// part adds one of the parts of a text or multimodal_text content.
+func (ps *cgParts) part(b *builder, part *fastjson.Value, line int, where string) {
+	switch part.Type() {
+	case fastjson.TypeString:
+		ps.text(string(part.GetStringBytes()))
+	case fastjson.TypeObject:
+		switch pt := str(part, "content_type"); pt {
+		case "image_asset_pointer":
+			ps.images++
+			bl := transcript.Block{Kind: transcript.BlockImage, Images: 1, ImageBytes: part.GetInt("size_bytes")}
+			addImageSize(&bl, part.GetInt("width"), part.GetInt("height"))
+			ps.out = append(ps.out, bl)
+		case "audio_transcription":
+			ps.text(str(part, "text"))
+		case "audio_asset_pointer", "real_time_user_audio_video_asset_pointer":
+			// Audio the model heard; its transcription is a part of its own.
+		default:
+			if t := str(part, "text"); t != "" {
+				ps.text(t)
+			} else {
+				b.problem(line, "%s: unknown content part %q skipped", where, pt)
+			}
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -140,33 +141,8 @@ func readConversation(p *fastjson.Parser, path, st string, v *jsonValue, ids uni
 	b := newBuilder(path, ClaudeAIFormat)
 	where := fmt.Sprintf("conversation %d (byte %d)", v.Index, v.Offset)
 	b.t.ID = ids.get(fmt.Sprintf("%s#%d", st, v.Index)) // replaced below when the uuid is known
-	fields, err := splitObject(v.Data)
-	if err != nil {
-		b.record()
-		// Let the parser name the fault (malformed JSON, not an object).
-		if c := parseOne(p, b, v.Data, v.Line, where); c != nil {
-			b.bad(v.Line, "%s: %v", where, err)
-		}
-		return b.finish()
-	}
-	var chat []byte
-	chatOff := 0
-	hasChat := false
-	skel := []byte{'{'}
-	for _, f := range fields {
-		if f.Key == "chat_messages" {
-			chat, chatOff, hasChat = f.Value, f.Offset, true
-			continue
-		}
-		if len(skel) > 1 {
-			skel = append(skel, ',')
-		}
-		key, _ := json.Marshal(f.Key)
-		skel = append(append(append(skel, key...), ':'), f.Value...)
-	}
-	c := parseOne(p, b, append(skel, '}'), v.Line, where)
+	c, chat, ok := conversationHead(p, b, v, where)
 	if c == nil {
-		b.record()
 		return b.finish()
 	}
 	if uuid := str(c, "uuid"); uuid != "" {
@@ -178,25 +154,72 @@ func readConversation(p *fastjson.Parser, path, st string, v *jsonValue, ids uni
 	leafUUID := str(c, "current_leaf_message_uuid")
 
 	switch {
-	case !hasChat:
+	case !ok:
 		b.record()
 		b.bad(v.Line, `%s has no "chat_messages"`, where)
 		return b.finish()
-	case string(chat) == "null":
+	case string(chat.Value) == "null":
 		return b.finish()
-	case chat[0] != '[':
+	case chat.Value[0] != '[':
 		b.record()
-		b.bad(v.Line, `%s: "chat_messages" is a %s, want an array`, where, jsonKind(chat))
+		b.bad(v.Line, `%s: "chat_messages" is a %s, want an array`, where, jsonKind(chat.Value))
 		return b.finish()
 	}
-	var msgs []caMessage
-	tree := false
+	msgs, tree := chatMessages(p, b, v, chat, where)
+	v.Data = nil
+	order := make([]int, len(msgs))
+	for i := range order {
+		order[i] = i
+	}
+	if tree {
+		order = activeBranch(b, msgs, leafUUID, where)
+	}
+	for _, i := range order {
+		addChatMessage(b, &msgs[i])
+	}
+	return b.finish()
+}
+
+// conversationHead parses a conversation without its chat_messages, which
+// it returns unparsed (ok false when there are none). It returns a nil
+// object, the record accounted for, when the conversation does not parse.
+func conversationHead(p *fastjson.Parser, b *builder, v *jsonValue, where string) (c *fastjson.Value, chat jsonField, ok bool) {
+	fields, err := splitObject(v.Data)
+	if err != nil {
+		b.record()
+		// Let the parser name the fault (malformed JSON, not an object).
+		if c := parseOne(p, b, v.Data, v.Line, where); c != nil {
+			b.bad(v.Line, "%s: %v", where, err)
+		}
+		return nil, chat, false
+	}
+	skel := []byte{'{'}
+	for _, f := range fields {
+		if f.Key == "chat_messages" {
+			chat, ok = f, true
+			continue
+		}
+		if len(skel) > 1 {
+			skel = append(skel, ',')
+		}
+		key, _ := json.Marshal(f.Key)
+		skel = append(append(append(skel, key...), ':'), f.Value...)
+	}
+	if c = parseOne(p, b, append(skel, '}'), v.Line, where); c == nil {
+		b.record()
+	}
+	return c, chat, ok
+}
+
+// chatMessages parses the elements of a conversation's chat_messages, each
+// a record. tree says whether any names its parent.
+func chatMessages(p *fastjson.Parser, b *builder, v *jsonValue, chat jsonField, where string) (msgs []caMessage, tree bool) {
 	lines := newLineIndex(v.Data, v.Line)
 	end := 0 // offset in chat after the last element split
-	err = splitArray(chat, func(i, off int, elem []byte) {
+	err := splitArray(chat.Value, func(i, off int, elem []byte) {
 		b.record()
 		end = off + len(elem)
-		line := lines.at(chatOff + off)
+		line := lines.at(chat.Offset + off)
 		mwhere := fmt.Sprintf("%s, chat_messages[%d]", where, i)
 		it, err := p.ParseBytes(elem)
 		lastWins(it)
@@ -221,20 +244,9 @@ func readConversation(p *fastjson.Parser, path, st string, v *jsonValue, ids uni
 	})
 	if err != nil {
 		b.record() // the rest of the array
-		b.bad(lines.at(chatOff+end), "%s, chat_messages: %v", where, err)
+		b.bad(lines.at(chat.Offset+end), "%s, chat_messages: %v", where, err)
 	}
-	v.Data = nil
-	order := make([]int, len(msgs))
-	for i := range order {
-		order[i] = i
-	}
-	if tree {
-		order = activeBranch(b, msgs, leafUUID, where)
-	}
-	for _, i := range order {
-		addChatMessage(b, &msgs[i])
-	}
-	return b.finish()
+	return msgs, tree
 }
 
 // jsonKind names the kind of JSON value data starts with.
@@ -265,30 +277,7 @@ func activeBranch(b *builder, msgs []caMessage, leafUUID string, where string) [
 		}
 		index[msgs[i].uuid] = i
 	}
-	hasChild := make([]bool, len(msgs))
-	for i := range msgs {
-		if j, ok := index[msgs[i].parent]; ok && j != i {
-			hasChild[j] = true
-		}
-	}
-	leaf := -1
-	if j, ok := index[leafUUID]; ok && leafUUID != "" {
-		leaf = j
-	} else {
-		var best time.Time
-		for i := range msgs {
-			if hasChild[i] {
-				continue
-			}
-			ts, _ := time.Parse(time.RFC3339Nano, msgs[i].created)
-			if leaf < 0 || !ts.Before(best) {
-				leaf, best = i, ts
-			}
-		}
-	}
-	if leaf < 0 { // every message has a child: the links form cycles
-		leaf = len(msgs) - 1
-	}
+	leaf := branchLeaf(msgs, index, leafUUID)
 	in := make([]bool, len(msgs))
 	var path []int
 	for cur := leaf; cur >= 0; {
@@ -304,25 +293,62 @@ func activeBranch(b *builder, msgs []caMessage, leafUUID string, where string) [
 		}
 		next, ok := index[parent]
 		if !ok {
-			next = -1
-			for j := cur - 1; j >= 0; j-- {
-				if !in[j] {
-					next = j
-					break
-				}
-			}
-			if next >= 0 {
-				b.problem(msgs[cur].line, "%s: parent_message_uuid %s of message %s is not in the conversation; linked to the message before it (%s)", where, parent, msgs[cur].uuid, msgs[next].uuid)
-			} else {
-				b.problem(msgs[cur].line, "%s: parent_message_uuid %s of message %s is not in the conversation; the conversation starts there", where, parent, msgs[cur].uuid)
-			}
+			next = missingParent(b, msgs, in, cur, where)
 		}
 		cur = next
 	}
-	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
-		path[i], path[j] = path[j], path[i]
-	}
+	slices.Reverse(path)
 	return path
+}
+
+// branchLeaf returns the message the active branch ends with: the one the
+// conversation names, else the newest message without a child, else (the
+// links form cycles) the last.
+func branchLeaf(msgs []caMessage, index map[string]int, leafUUID string) int {
+	if j, ok := index[leafUUID]; ok && leafUUID != "" {
+		return j
+	}
+	hasChild := make([]bool, len(msgs))
+	for i := range msgs {
+		if j, ok := index[msgs[i].parent]; ok && j != i {
+			hasChild[j] = true
+		}
+	}
+	leaf := -1
+	var best time.Time
+	for i := range msgs {
+		if hasChild[i] {
+			continue
+		}
+		ts, _ := time.Parse(time.RFC3339Nano, msgs[i].created)
+		if leaf < 0 || !ts.Before(best) {
+			leaf, best = i, ts
+		}
+	}
+	if leaf < 0 {
+		leaf = len(msgs) - 1
+	}
+	return leaf
+}
+
+// missingParent links message cur, whose parent is not in the
+// conversation, to the nearest earlier message not on the branch, and
+// reports it. It returns that message, or -1.
+func missingParent(b *builder, msgs []caMessage, in []bool, cur int, where string) int {
+	next := -1
+	for j := cur - 1; j >= 0; j-- {
+		if !in[j] {
+			next = j
+			break
+		}
+	}
+	parent := msgs[cur].parent
+	if next >= 0 {
+		b.problem(msgs[cur].line, "%s: parent_message_uuid %s of message %s is not in the conversation; linked to the message before it (%s)", where, parent, msgs[cur].uuid, msgs[next].uuid)
+	} else {
+		b.problem(msgs[cur].line, "%s: parent_message_uuid %s of message %s is not in the conversation; the conversation starts there", where, parent, msgs[cur].uuid)
+	}
+	return next
 }
 
 // readChatMessage converts one chat_messages entry.

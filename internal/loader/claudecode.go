@@ -104,34 +104,37 @@ const (
 // node is one record of the parentUuid tree.
 type node struct {
 	line          int
-	kind          nodeKind
 	uuid          string
 	parent        string
 	logicalParent string
-	sidechain     bool
+	timestamp     string
 
 	// message content (user, assistant, attachment)
-	role           transcript.Role
-	blocks         []transcript.Block
-	msgID          string
-	model          string
-	timestamp      string
-	isMeta         bool
-	recMeta        bool // the record's own isMeta flag
-	command        string
-	compactSummary bool
-	transcriptOnly bool
-	summaryText    string
+	blocks      []transcript.Block
+	msgID       string
+	model       string
+	command     string
+	summaryText string
 
 	// boundary metadata
 	compaction *transcript.Compaction
+
+	// The small fields last, together (a node is 16 bytes smaller than
+	// with each next to its kin).
+	kind           nodeKind
+	role           transcript.Role
+	sidechain      bool
+	isMeta         bool
+	recMeta        bool // the record's own isMeta flag
+	compactSummary bool
+	transcriptOnly bool
 }
 
 // ccFile holds the state of reading one Claude Code file.
 type ccFile struct {
 	recorder
 	p       *fastjson.Parser // from ccParsers, for one file
-	nodes   []node
+	nodes   nodeList
 	usage   map[string]transcript.Usage // per message id, from its last line
 	session string
 	agentID string
@@ -144,14 +147,17 @@ type ccFile struct {
 	// unknown holds the unknown record types and keys met, for the
 	// problems table.
 	unknown map[string]*unknownSeen
-	seen    map[string]bool // ids counted, across scopes
+	seen    map[seenKey]bool // ids counted, across scopes
 	// usageOnly counts records that carry only a call's usage (usage
 	// trackers' logs: no type, no uuid, no content).
 	usageOnly int
-	// treeBuf assembles a record's tree fields, which become one string
-	// (base); models interns model names, which repeat on every line.
-	treeBuf []byte
-	models  map[string]string
+	// strs gathers the strings of the record being read into one
+	// allocation; models interns model names, which repeat on every line.
+	strs   recordStrings
+	models map[string]string
+	// keys remembers, per record type, the known keys of the last record
+	// and of its message (checkKeys).
+	keys map[string]*[2]keyCache
 }
 
 // ccScope holds the counts of one scope (main or sidechain records).
@@ -161,6 +167,21 @@ type ccScope struct {
 	calls    map[string]bool // distinct non-synthetic message ids
 	toolUses map[string]bool
 	toolErrs map[string]bool
+}
+
+// seenKind is what an id counted across scopes stands for.
+type seenKind uint8
+
+const (
+	seenCall seenKind = iota // an API call (message id)
+	seenUse                  // a tool_use id
+	seenErr                  // the tool_use id of an error result
+)
+
+// seenKey is an id counted across scopes, with its kind.
+type seenKey struct {
+	kind seenKind
+	id   string
 }
 
 // unknownSeen is an unknown record type or key: where it was first met and
@@ -208,49 +229,25 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 		f.t.Stats.Ignore("(blank)")
 		return
 	}
-	if !utf8.Valid(line) {
-		f.bad(n, "invalid UTF-8")
-		return
-	}
-	err := checkEscapes(line)
-	var v *fastjson.Value
-	if err == nil {
-		v, err = f.p.ParseBytes(line)
-		lastWins(v)
-	}
-	if err != nil {
-		f.bad(n, "%s", lineError(err, final))
-		return
-	}
-	if v.Type() != fastjson.TypeObject {
-		f.bad(n, "record is a JSON %s, want an object", v.Type())
+	v := f.parse(n, line, final)
+	if v == nil {
 		return
 	}
 	f.side = 0
 	if v.GetBool("isSidechain") {
 		f.side = 1
 	}
-	tv := v.Get("type")
-	if tv == nil {
-		if usageOnly(v) {
-			f.usageRecord(v)
-			return
-		}
-		f.bad(n, `record has no "type"`)
+	typ, known, ok := f.recordType(n, v)
+	if !ok {
 		return
 	}
-	if tv.Type() != fastjson.TypeString {
-		f.bad(n, `"type" is a %s, want a string`, tv.Type())
-		return
-	}
-	typ := string(tv.GetStringBytes())
 	if f.session == "" {
 		f.session = string(v.GetStringBytes("sessionId"))
 	}
 	if f.agentID == "" {
 		f.agentID = string(v.GetStringBytes("agentId"))
 	}
-	if _, ok := ccTypes[typ]; !ok {
+	if !known {
 		f.seeUnknown(n, "type "+typ, fmt.Sprintf("unknown record type %q", typ))
 		f.t.Stats.UnknownTypes++
 		f.ignore(typ)
@@ -271,6 +268,54 @@ func (f *ccFile) line(n int, line []byte, final bool) {
 	}
 }
 
+// parse parses a line into a record object, or reports it as a bad record
+// and returns nil: not UTF-8, an escape JSON does not allow, malformed JSON,
+// or not an object.
+func (f *ccFile) parse(n int, line []byte, final bool) *fastjson.Value {
+	if !utf8.Valid(line) {
+		f.bad(n, "invalid UTF-8")
+		return nil
+	}
+	err := checkEscapes(line)
+	var v *fastjson.Value
+	if err == nil {
+		v, err = f.p.ParseBytes(line)
+		lastWinsTop(v, ccDeepKeys) // strings are decoded as they are read
+	}
+	if err != nil {
+		f.bad(n, "%s", lineError(err, final))
+		return nil
+	}
+	if v.Type() != fastjson.TypeObject {
+		f.bad(n, "record is a JSON %s, want an object", v.Type())
+		return nil
+	}
+	return v
+}
+
+// recordType reads a record's type, and whether it is one Claude Code
+// writes. A record without one is a usage tracker's record (read here) or
+// a bad record; either way ok is false.
+func (f *ccFile) recordType(n int, v *fastjson.Value) (typ string, known, ok bool) {
+	tv := v.Get("type")
+	if tv == nil {
+		if usageOnly(v) {
+			f.usageRecord(v)
+			return "", false, false
+		}
+		f.bad(n, `record has no "type"`)
+		return "", false, false
+	}
+	if tv.Type() != fastjson.TypeString {
+		f.bad(n, `"type" is a %s, want a string`, tv.Type())
+		return "", false, false
+	}
+	if typ, known = ccTypeNames[string(tv.GetStringBytes())]; !known {
+		typ = string(tv.GetStringBytes())
+	}
+	return typ, known, true
+}
+
 // parsed counts a record read into the current scope.
 func (f *ccFile) parsed() { f.scope[f.side].parsed++ }
 
@@ -289,22 +334,57 @@ func (f *ccFile) seeUnknown(n int, key, what string) {
 // checkKeys counts the keys of a record of known type, and of its
 // message, that no Claude Code version is known to write.
 func (f *ccFile) checkKeys(n int, typ string, v *fastjson.Value) {
-	o, _ := v.Object()
-	o.Visit(func(k []byte, x *fastjson.Value) {
-		if !ccKnownKeys[string(k)] {
+	kc := f.keys[typ]
+	if kc == nil {
+		if f.keys == nil {
+			f.keys = map[string]*[2]keyCache{}
+		}
+		kc = new([2]keyCache)
+		f.keys[typ] = kc
+	}
+	i := 0
+	v.GetObject().Visit(func(k []byte, x *fastjson.Value) {
+		if !kc[0].known(i, k, ccKnownKeyNames) {
 			f.t.Stats.UnknownKeys++
 			f.seeUnknown(n, "key "+string(k), fmt.Sprintf("unknown key %q on a %s record", k, typ))
 		}
+		i++
 		if string(k) == "message" && x.Type() == fastjson.TypeObject {
-			mo, _ := x.Object()
-			mo.Visit(func(mk []byte, _ *fastjson.Value) {
-				if !ccMessageKeys[string(mk)] {
+			j := 0
+			x.GetObject().Visit(func(mk []byte, _ *fastjson.Value) {
+				if !kc[1].known(j, mk, ccMessageKeyNames) {
 					f.t.Stats.UnknownKeys++
 					f.seeUnknown(n, "message key "+string(mk), fmt.Sprintf("unknown key %q in the message of a %s record", mk, typ))
 				}
+				j++
 			})
 		}
 	})
+}
+
+// keyCache remembers the known keys met at each position of the last
+// record of a type: records of one type list the same keys in the same
+// order, so comparing a key with the one last met at its place spares most
+// lookups.
+type keyCache []string
+
+// known reports whether k, the i-th key of an object, is in names (known
+// keys, each mapped to itself).
+func (c *keyCache) known(i int, k []byte, names map[string]string) bool {
+	if i < len(*c) && (*c)[i] == string(k) {
+		return true
+	}
+	name, ok := names[string(k)]
+	if !ok {
+		return false
+	}
+	if i < 64 { // keys past 64 are looked up every time
+		for len(*c) <= i {
+			*c = append(*c, "")
+		}
+		(*c)[i] = name
+	}
+	return true
 }
 
 // usageOnly reports whether a record is a usage tracker's line: no type,
@@ -339,7 +419,7 @@ func (f *ccFile) usageRecord(v *fastjson.Value) {
 		if why := usageProblem(u); why != "" {
 			f.problem(f.t.Stats.Lines, "%s", why)
 		} else {
-			f.usage[id] = *anthropicUsage(u)
+			f.usage[id] = anthropicCounts(u)
 		}
 	}
 	f.parsed()
@@ -398,30 +478,25 @@ func shortErr(err error) string {
 }
 
 // base fills the tree fields of a node; it reports false (and a problem)
-// when they have the wrong types. The four strings share one allocation.
+// when they have the wrong types. The strings are made at the next flush.
 func (f *ccFile) base(n int, v *fastjson.Value, nd *node) bool {
-	var ends [4]int
-	buf := f.treeBuf[:0]
 	for i, key := range [4]string{"uuid", "parentUuid", "logicalParentUuid", "timestamp"} {
 		b, ok := f.optBytes(n, v, key)
 		if !ok {
 			return false
 		}
-		buf = append(buf, b...)
-		ends[i] = len(buf)
+		f.strs.add([4]*string{&nd.uuid, &nd.parent, &nd.logicalParent, &nd.timestamp}[i], b)
 	}
-	f.treeBuf = buf
-	all := string(buf)
-	nd.uuid, nd.parent, nd.logicalParent, nd.timestamp = all[:ends[0]], all[ends[0]:ends[1]], all[ends[1]:ends[2]], all[ends[2]:]
 	nd.line = n
 	nd.sidechain = v.GetBool("isSidechain")
 	return true
 }
 
-// optString reads a string field that may be absent or null.
-func (f *ccFile) optString(n int, v *fastjson.Value, key string) (string, bool) {
-	b, ok := f.optBytes(n, v, key)
-	return string(b), ok
+// dropNode removes the node being read (a bad record) and the strings
+// gathered for it.
+func (f *ccFile) dropNode() {
+	f.nodes.drop()
+	f.strs.reset()
 }
 
 // optBytes reads a string field that may be absent or null, as bytes of
@@ -459,18 +534,20 @@ func (f *ccFile) model(n int, m *fastjson.Value) (string, bool) {
 // counts the line as ignored under recordType. A record whose links have the
 // wrong types is a problem instead.
 func (f *ccFile) treeOnly(n int, v *fastjson.Value, kind nodeKind, recordType string) {
-	nd := node{kind: kind}
-	if !f.base(n, v, &nd) {
+	nd := f.nodes.add(kind)
+	if !f.base(n, v, nd) {
+		f.dropNode()
 		return
 	}
-	if nd.uuid != "" {
-		f.nodes = append(f.nodes, nd)
+	f.strs.flush()
+	if nd.uuid == "" {
+		f.nodes.drop()
 	}
 	f.ignore(recordType)
 }
 
 func (f *ccFile) system(n int, v *fastjson.Value) {
-	sub := string(v.GetStringBytes("subtype"))
+	sub := intern(ccSystemNames, v.GetStringBytes("subtype"))
 	switch sub {
 	case "compact_boundary", "microcompact_boundary":
 	default:
@@ -484,10 +561,12 @@ func (f *ccFile) system(n int, v *fastjson.Value) {
 		f.treeOnly(n, v, nodeSystem, "system:"+sub)
 		return
 	}
-	nd := node{kind: nodeBoundary}
-	if !f.base(n, v, &nd) {
+	nd := f.nodes.add(nodeBoundary)
+	if !f.base(n, v, nd) {
+		f.dropNode()
 		return
 	}
+	f.strs.flush()
 	c := &transcript.Compaction{Kind: transcript.CompactFull, Line: n}
 	meta := v.Get("compactMetadata")
 	if sub == "microcompact_boundary" {
@@ -510,7 +589,6 @@ func (f *ccFile) system(n int, v *fastjson.Value) {
 		}
 	}
 	nd.compaction = c
-	f.nodes = append(f.nodes, nd)
 	f.parsed()
 }
 
@@ -520,7 +598,7 @@ func (f *ccFile) attachment(n int, v *fastjson.Value) {
 		f.treeOnly(n, v, nodeSystem, "attachment:?")
 		return
 	}
-	kind := string(a.GetStringBytes("type"))
+	kind := intern(ccAttachmentNames, a.GetStringBytes("type"))
 	if cls, ok := ccAttachments[kind]; cls != classContext {
 		if kind == "" {
 			kind = "?"
@@ -532,18 +610,21 @@ func (f *ccFile) attachment(n int, v *fastjson.Value) {
 		f.treeOnly(n, v, nodeSystem, "attachment:"+kind)
 		return
 	}
-	nd := node{kind: nodeAttachment, role: transcript.RoleUser, isMeta: true}
-	if !f.base(n, v, &nd) {
+	nd := f.nodes.add(nodeAttachment)
+	nd.role, nd.isMeta = transcript.RoleUser, true
+	if !f.base(n, v, nd) {
+		f.dropNode()
 		return
 	}
+	f.strs.flush()
 	nd.blocks = []transcript.Block{{Kind: transcript.BlockInjected, InjectedKind: kind, Text: renderAttachment(a)}}
-	f.nodes = append(f.nodes, nd)
 	f.parsed()
 }
 
 // renderAttachment turns an attachment into the text the model sees: its
 // textual fields when it has them, otherwise its JSON without the type.
 func renderAttachment(a *fastjson.Value) string {
+	decodeAll(a) // rendered as lastWins leaves it
 	var parts []string
 	for _, key := range []string{"content", "stdout", "stderr", "text", "prompt", "message", "diff", "snippet"} {
 		x := a.Get(key)
@@ -622,13 +703,40 @@ var metaPrefixes = []string{
 	"<user-prompt-submit-hook>", "[Request interrupted by user", "Caveat: The messages below were generated",
 }
 
+// message reads a user or assistant record into a node: its tree fields,
+// id, model and content, then what it counts for (harness text, slash
+// commands, compaction summaries, calls, tool uses and errors).
 func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
-	nd := node{kind: nodeUser, role: transcript.RoleUser}
+	nd := f.nodes.add(nodeUser)
+	nd.role = transcript.RoleUser
 	if typ == "assistant" {
 		nd.kind, nd.role = nodeAssistant, transcript.RoleAssistant
 	}
-	if !f.base(n, v, &nd) {
+	m, ok := f.messageFields(n, typ, v, nd)
+	if !ok {
+		f.dropNode()
 		return
+	}
+	f.strs.flush()
+	nd.isMeta = v.GetBool("isMeta")
+	nd.recMeta = nd.isMeta
+	nd.compactSummary = v.GetBool("isCompactSummary")
+	nd.transcriptOnly = v.GetBool("isVisibleInTranscriptOnly")
+	if nd.role == transcript.RoleUser {
+		f.userMessage(nd)
+	} else {
+		f.assistantMessage(n, nd, m)
+	}
+	f.parsed()
+}
+
+// messageFields reads the fields of a message record whose strings are
+// made at the next flush: the tree fields, message.id, the model and the
+// content. It returns the message object, or false (and a problem) when a
+// field has the wrong type.
+func (f *ccFile) messageFields(n int, typ string, v *fastjson.Value, nd *node) (*fastjson.Value, bool) {
+	if !f.base(n, v, nd) {
+		return nil, false
 	}
 	m := v.Get("message")
 	if m == nil || m.Type() != fastjson.TypeObject {
@@ -637,160 +745,190 @@ func (f *ccFile) message(n int, typ string, v *fastjson.Value) {
 		} else {
 			f.bad(n, `"message" is a %s, want an object`, m.Type())
 		}
-		return
+		return nil, false
 	}
-	var ok bool
-	if nd.msgID, ok = f.optString(n, m, "id"); !ok {
-		return
-	}
-	if nd.model, ok = f.model(n, m); !ok {
-		return
-	}
-	blocks, ok := f.content(n, m.Get("content"), nd.role)
+	id, ok := f.optBytes(n, m, "id")
 	if !ok {
-		return
+		return nil, false
 	}
-	nd.blocks = blocks
-	nd.isMeta = v.GetBool("isMeta")
-	nd.recMeta = nd.isMeta
-	nd.compactSummary = v.GetBool("isCompactSummary")
-	nd.transcriptOnly = v.GetBool("isVisibleInTranscriptOnly")
-
-	sc := &f.scope[f.side]
-	if nd.role == transcript.RoleUser {
-		if !nd.compactSummary && nd.parent == "" && len(blocks) > 0 && blocks[0].Kind == transcript.BlockText &&
-			strings.HasPrefix(blocks[0].Text, continuedPrefix) {
-			nd.compactSummary = true // older versions: the summary opens a new root, unmarked
-		}
-		if !nd.recMeta {
-			nd.command = commandPrompt(blocks)
-		}
-		if nd.compactSummary {
-			for _, b := range blocks {
-				if b.Kind == transcript.BlockText {
-					nd.summaryText += b.Text
-				}
-			}
-		}
-		if !nd.isMeta {
-			nd.isMeta = harnessText(blocks, metaPrefixes)
-		}
-		for _, b := range blocks {
-			if b.Kind == transcript.BlockToolResult && b.IsError {
-				sc.toolErrs[b.ToolID] = true
-			}
-		}
-	} else {
-		for _, b := range blocks {
-			if b.Kind == transcript.BlockToolUse {
-				sc.toolUses[b.ToolID] = true
-			}
-		}
-		if nd.msgID == "" && m.Get("usage") != nil && nd.model != "<synthetic>" {
-			// An API response always has an id; a record without one is
-			// still one call.
-			nd.msgID = fmt.Sprintf("(line %d)", n)
-		}
-		if nd.msgID != "" {
-			if u := m.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-				if why := usageProblem(u); why != "" {
-					f.problem(n, "%s", why)
-					delete(f.usage, nd.msgID)
-				} else {
-					f.usage[nd.msgID] = *anthropicUsage(u)
-				}
-			}
-			if nd.model != "<synthetic>" {
-				sc.calls[nd.msgID] = true
-			}
-		}
+	f.strs.add(&nd.msgID, id)
+	if nd.model, ok = f.model(n, m); !ok {
+		return nil, false
 	}
-	f.nodes = append(f.nodes, nd)
-	f.parsed()
+	if nd.blocks, ok = f.content(n, m.Get("content")); !ok {
+		return nil, false
+	}
+	return m, true
 }
 
-// content converts message.content (a string or an array of blocks).
-func (f *ccFile) content(n int, c *fastjson.Value, role transcript.Role) ([]transcript.Block, bool) {
+// userMessage marks what a user record is: a compaction summary (older
+// versions open a new root with it, unmarked), a slash command, harness
+// text; and counts its tool errors.
+func (f *ccFile) userMessage(nd *node) {
+	blocks := nd.blocks
+	if !nd.compactSummary && nd.parent == "" && len(blocks) > 0 && blocks[0].Kind == transcript.BlockText &&
+		strings.HasPrefix(blocks[0].Text, continuedPrefix) {
+		nd.compactSummary = true
+	}
+	if !nd.recMeta {
+		nd.command = commandPrompt(blocks)
+	}
+	if nd.compactSummary {
+		for _, b := range blocks {
+			if b.Kind == transcript.BlockText {
+				nd.summaryText += b.Text
+			}
+		}
+	}
+	if !nd.isMeta {
+		nd.isMeta = harnessText(blocks, metaPrefixes)
+	}
+	sc := &f.scope[f.side]
+	for _, b := range blocks {
+		if b.Kind == transcript.BlockToolResult && b.IsError {
+			sc.toolErrs[b.ToolID] = true
+		}
+	}
+}
+
+// assistantMessage counts an assistant record's tool uses and its call
+// (by message id; a record with usage but no id is still one call), and
+// keeps the call's usage from the last line of its id.
+func (f *ccFile) assistantMessage(n int, nd *node, m *fastjson.Value) {
+	sc := &f.scope[f.side]
+	for _, b := range nd.blocks {
+		if b.Kind == transcript.BlockToolUse {
+			sc.toolUses[b.ToolID] = true
+		}
+	}
+	if nd.msgID == "" && m.Get("usage") != nil && nd.model != "<synthetic>" {
+		nd.msgID = fmt.Sprintf("(line %d)", n)
+	}
+	if nd.msgID == "" {
+		return
+	}
+	if u := m.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
+		if why := usageProblem(u); why != "" {
+			f.problem(n, "%s", why)
+			delete(f.usage, nd.msgID)
+		} else {
+			f.usage[nd.msgID] = anthropicCounts(u)
+		}
+	}
+	if nd.model != "<synthetic>" {
+		sc.calls[nd.msgID] = true
+	}
+}
+
+// content converts message.content (a string or an array of blocks). The
+// blocks' strings are made at the next flush.
+func (f *ccFile) content(n int, c *fastjson.Value) ([]transcript.Block, bool) {
 	if c == nil || c.Type() == fastjson.TypeNull {
 		return nil, true
 	}
 	switch c.Type() {
 	case fastjson.TypeString:
-		return []transcript.Block{{Kind: transcript.BlockText, Text: string(c.GetStringBytes())}}, true
+		blocks := []transcript.Block{{Kind: transcript.BlockText}}
+		f.strs.addText(&blocks[0].Text, c.GetStringBytes())
+		return blocks, true
 	case fastjson.TypeArray:
 	default:
 		f.bad(n, `"message.content" is a %s, want a string or an array`, c.Type())
 		return nil, false
 	}
 	items := c.GetArray()
+	// At most one block per item: the slice never grows, so the blocks
+	// stay where the strings gathered for them are written.
 	blocks := make([]transcript.Block, 0, len(items))
 	for _, it := range items {
 		if it.Type() == fastjson.TypeString { // tolerated: bare strings as text
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockText, Text: string(it.GetStringBytes())})
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockText})
+			f.strs.addText(&blocks[len(blocks)-1].Text, it.GetStringBytes())
 			continue
 		}
 		if it.Type() != fastjson.TypeObject {
 			f.problem(n, "content block is a %s, skipped", it.Type())
 			continue
 		}
-		bt := string(it.GetStringBytes("type"))
-		switch bt {
-		case "text":
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockText, Text: string(it.GetStringBytes("text"))})
-		case "thinking":
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockThinking,
-				Text: string(it.GetStringBytes("thinking")), SignatureLen: len(it.GetStringBytes("signature"))})
-		case "redacted_thinking":
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockThinking, SignatureLen: len(it.GetStringBytes("data"))})
-		case "tool_use", "server_tool_use":
-			b := transcript.Block{Kind: transcript.BlockToolUse,
-				ToolID: string(it.GetStringBytes("id")), ToolName: string(it.GetStringBytes("name"))}
-			if in := it.Get("input"); in != nil {
-				b.Input = string(in.MarshalTo(nil))
-				if in.Type() == fastjson.TypeObject {
-					for _, k := range []string{"file_path", "notebook_path", "path"} {
-						if s := in.GetStringBytes(k); len(s) > 0 {
-							b.Path = string(s)
-							break
-						}
-					}
-					b.Command = string(in.GetStringBytes("command"))
-				}
-			}
-			blocks = append(blocks, b)
-		case "tool_result", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result":
-			b := transcript.Block{Kind: transcript.BlockToolResult, ToolID: string(it.GetStringBytes("tool_use_id"))}
-			if e := it.Get("is_error"); e != nil {
-				if e.Type() == fastjson.TypeTrue {
-					b.IsError = true
-				} else if e.Type() != fastjson.TypeFalse && e.Type() != fastjson.TypeNull {
-					f.problem(n, `"is_error" is a %s, want a boolean; read as false`, e.Type())
-				}
-			}
-			resultContent(&b, it.Get("content"))
-			blocks = append(blocks, b)
-		case "image":
-			blocks = append(blocks, imageBlock(it))
-		case "document":
-			blocks = append(blocks, documentBlock(it))
-		case "tool_reference":
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockInjected, InjectedKind: "tool_reference",
-				ToolRefs: []string{string(it.GetStringBytes("tool_name"))}})
-		default:
-			f.problem(n, "unknown content block type %q skipped", bt)
+		blocks = append(blocks, transcript.Block{})
+		if !f.block(n, it, &blocks[len(blocks)-1]) {
+			blocks = blocks[:len(blocks)-1]
 		}
 	}
 	return blocks, true
 }
 
+// block reads a content block object into b, a zero block; it reports
+// false (and a problem) for a block type it does not know.
+func (f *ccFile) block(n int, it *fastjson.Value, b *transcript.Block) bool {
+	switch bt := it.GetStringBytes("type"); string(bt) {
+	case "text":
+		b.Kind = transcript.BlockText
+		f.strs.addText(&b.Text, it.GetStringBytes("text"))
+	case "thinking":
+		b.Kind, b.SignatureLen = transcript.BlockThinking, len(it.GetStringBytes("signature"))
+		f.strs.addText(&b.Text, it.GetStringBytes("thinking"))
+	case "redacted_thinking":
+		b.Kind, b.SignatureLen = transcript.BlockThinking, len(it.GetStringBytes("data"))
+	case "tool_use", "server_tool_use":
+		f.toolUse(b, it)
+	case "tool_result", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result":
+		b.Kind = transcript.BlockToolResult
+		f.strs.add(&b.ToolID, it.GetStringBytes("tool_use_id"))
+		if e := it.Get("is_error"); e != nil {
+			if e.Type() == fastjson.TypeTrue {
+				b.IsError = true
+			} else if e.Type() != fastjson.TypeFalse && e.Type() != fastjson.TypeNull {
+				f.problem(n, `"is_error" is a %s, want a boolean; read as false`, e.Type())
+			}
+		}
+		f.resultContent(b, it.Get("content"))
+	case "image":
+		f.imageBlock(b, it)
+	case "document":
+		*b = documentBlock(it)
+	case "tool_reference":
+		b.Kind, b.InjectedKind = transcript.BlockInjected, "tool_reference"
+		b.ToolRefs = []string{string(it.GetStringBytes("tool_name"))}
+	default:
+		f.problem(n, "unknown content block type %q skipped", bt)
+		return false
+	}
+	return true
+}
+
+// toolUse reads a tool_use block: its id, name, input (as JSON) and the
+// file path and command the input names.
+func (f *ccFile) toolUse(b *transcript.Block, it *fastjson.Value) {
+	b.Kind = transcript.BlockToolUse
+	f.strs.add(&b.ToolID, it.GetStringBytes("id"))
+	f.strs.add(&b.ToolName, it.GetStringBytes("name"))
+	in := it.Get("input")
+	if in == nil {
+		return
+	}
+	start := len(f.strs.scratch)
+	f.strs.scratch = marshal(f.strs.scratch, in)
+	f.strs.addText(&b.Input, f.strs.scratch[start:])
+	if in.Type() != fastjson.TypeObject {
+		return
+	}
+	for _, k := range []string{"file_path", "notebook_path", "path"} {
+		if s := in.GetStringBytes(k); len(s) > 0 {
+			f.strs.add(&b.Path, s)
+			break
+		}
+	}
+	f.strs.add(&b.Command, in.GetStringBytes("command"))
+}
+
 // imageBlock reads an image content block, with its dimensions when its
 // base64 data has them.
-func imageBlock(it *fastjson.Value) transcript.Block {
+func (f *ccFile) imageBlock(b *transcript.Block, it *fastjson.Value) {
 	data := it.GetStringBytes("source", "data")
-	b := transcript.Block{Kind: transcript.BlockImage, Images: 1,
-		MediaType: string(it.GetStringBytes("source", "media_type")), ImageBytes: len(data)}
-	sizeImage(&b, string(data))
-	return b
+	b.Kind, b.Images, b.ImageBytes = transcript.BlockImage, 1, len(data)
+	f.strs.add(&b.MediaType, it.GetStringBytes("source", "media_type"))
+	sizeImageBytes(b, data)
 }
 
 // documentBlock reads a document content block: a plain-text source (or
@@ -815,54 +953,79 @@ func documentBlock(it *fastjson.Value) transcript.Block {
 }
 
 // resultContent reads a tool_result's content: a string, or a list of text
-// and image blocks.
-func resultContent(b *transcript.Block, c *fastjson.Value) {
+// and image blocks, their text joined by newlines.
+func (f *ccFile) resultContent(b *transcript.Block, c *fastjson.Value) {
 	if c == nil {
 		return
 	}
 	switch c.Type() {
 	case fastjson.TypeString:
-		b.Text = string(c.GetStringBytes())
+		f.strs.addText(&b.Text, c.GetStringBytes())
 	case fastjson.TypeArray:
-		var sb strings.Builder
-		for _, it := range c.GetArray() {
-			switch string(it.GetStringBytes("type")) {
-			case "text":
-				if sb.Len() > 0 {
-					sb.WriteByte('\n')
-				}
-				sb.Write(it.GetStringBytes("text"))
-			case "image":
-				data := it.GetStringBytes("source", "data")
-				b.Images++
-				b.ImageBytes += len(data)
-				sizeImage(b, string(data))
-			case "tool_reference":
-				b.ToolRefs = append(b.ToolRefs, string(it.GetStringBytes("tool_name")))
-			case "document":
-				if d := documentBlock(it); d.Kind == transcript.BlockText {
-					if sb.Len() > 0 {
-						sb.WriteByte('\n')
-					}
-					sb.WriteString(d.Text)
-				} else {
-					b.Images++
-					b.ImageBytes += d.ImageBytes
-				}
-			default:
-				if it.Type() == fastjson.TypeString {
-					if sb.Len() > 0 {
-						sb.WriteByte('\n')
-					}
-					sb.Write(it.GetStringBytes())
-				}
-			}
-		}
-		b.Text = sb.String()
+		f.strs.addText(&b.Text, f.resultParts(b, c.GetArray()))
 	case fastjson.TypeNull:
 	default:
-		b.Text = string(c.MarshalTo(nil))
+		start := len(f.strs.scratch)
+		f.strs.scratch = marshal(f.strs.scratch, c)
+		f.strs.addText(&b.Text, f.strs.scratch[start:])
 	}
+}
+
+// resultParts reads the items of a tool_result's content list: it returns
+// their texts joined by newlines (a newline before each text but when the
+// text so far is empty), and counts their images on b. A single text is
+// returned as it is, not copied: joining starts in scratch at the second.
+func (f *ccFile) resultParts(b *transcript.Block, items []*fastjson.Value) []byte {
+	var one []byte // the text while it is one part
+	start, joined := len(f.strs.scratch), false
+	for _, it := range items {
+		t, ok := f.resultPart(b, it)
+		switch {
+		case !ok:
+		case !joined && len(one) == 0:
+			one = t
+		default:
+			if !joined {
+				f.strs.scratch, joined = append(f.strs.scratch, one...), true
+			}
+			if len(f.strs.scratch) > start {
+				f.strs.scratch = append(f.strs.scratch, '\n')
+			}
+			f.strs.scratch = append(f.strs.scratch, t...)
+		}
+	}
+	if joined {
+		return f.strs.scratch[start:]
+	}
+	return one
+}
+
+// resultPart reads one item of a tool_result's content list: it returns
+// its text and true for a text, and counts an image on b.
+func (f *ccFile) resultPart(b *transcript.Block, it *fastjson.Value) ([]byte, bool) {
+	switch string(it.GetStringBytes("type")) {
+	case "text":
+		return it.GetStringBytes("text"), true
+	case "image":
+		data := it.GetStringBytes("source", "data")
+		b.Images++
+		b.ImageBytes += len(data)
+		sizeImageBytes(b, data)
+	case "tool_reference":
+		b.ToolRefs = append(b.ToolRefs, string(it.GetStringBytes("tool_name")))
+	case "document":
+		d := documentBlock(it)
+		if d.Kind == transcript.BlockText {
+			return []byte(d.Text), true
+		}
+		b.Images++
+		b.ImageBytes += d.ImageBytes
+	default:
+		if it.Type() == fastjson.TypeString {
+			return it.GetStringBytes(), true
+		}
+	}
+	return nil, false
 }
 
 // kindOf classifies the file from its name and records.

@@ -94,11 +94,49 @@ var ccKnownKeys = setOf(
 	"frameId", "url", "costUSD", "isMcp",
 )
 
+// ccDeepKeys are the members of a record the reader reads below their top
+// level (the others only as strings or booleans, or not at all): duplicate
+// keys are looked for only in these (lastWinsTop). A member read deeper
+// must be listed here.
+var ccDeepKeys = setOf("message", "attachment", "compactMetadata", "microcompactMetadata")
+
 // ccMessageKeys are the keys of a record's "message" object.
 var ccMessageKeys = setOf(
 	"container", "content", "context_management", "diagnostics", "id", "model", "role",
 	"stop_details", "stop_reason", "stop_sequence", "type", "usage",
 )
+
+// The names of ccTypes, ccSystemSubtypes and ccAttachments, each mapped to
+// itself: looking a name read as bytes up in them yields it as a string
+// without allocating one.
+var (
+	ccTypeNames       = namesOf(ccTypes)
+	ccSystemNames     = namesOf(ccSystemSubtypes)
+	ccAttachmentNames = namesOf(ccAttachments)
+)
+
+// The keys of ccKnownKeys and ccMessageKeys, each mapped to itself.
+var (
+	ccKnownKeyNames   = namesOf(ccKnownKeys)
+	ccMessageKeyNames = namesOf(ccMessageKeys)
+)
+
+// namesOf maps the keys of m to themselves.
+func namesOf[V any](m map[string]V) map[string]string {
+	names := make(map[string]string, len(m))
+	for k := range m {
+		names[k] = k
+	}
+	return names
+}
+
+// intern returns b as a string: the one in names when listed there.
+func intern(names map[string]string, b []byte) string {
+	if s, ok := names[string(b)]; ok {
+		return s
+	}
+	return string(b)
+}
 
 func setOf(keys ...string) map[string]bool {
 	m := make(map[string]bool, len(keys))

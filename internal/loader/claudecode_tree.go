@@ -1,8 +1,10 @@
 package loader
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,37 +15,8 @@ import (
 // active path, and the model-visible messages.
 func (f *ccFile) build() {
 	t := f.t
-	// The file's own side: a subagent file holds only sidechain records; a
-	// session file may also hold inline sidechain records (older Claude
-	// Code wrote Task subagents into the session file), which belong to its
-	// subagents. Every counter of the row has the file's own scope: the
-	// other side's records are set aside as "sidechain" and count in no
-	// other figure.
-	side, anyConv := true, false
-	for i := range f.nodes {
-		if f.nodes[i].isConversation() {
-			anyConv = true
-			if !f.nodes[i].sidechain {
-				side = false
-				break
-			}
-		}
-	}
-	own := &f.scope[0]
-	if side {
-		own = &f.scope[1]
-	}
-	other := &f.scope[1]
-	if side {
-		other = &f.scope[0]
-	}
-	if anyConv {
-		f.scopeStats(own, "")
-		f.scopeStats(other, "sidechain")
-	} else { // no conversation at all: keep every count
-		f.scopeStats(own, "")
-		f.scopeStats(other, "")
-	}
+	side, anyConv := f.ownSide()
+	f.countScopes(side, anyConv)
 	t.Kind = f.kindOf(anyConv && side)
 	t.SessionID = f.session
 	switch {
@@ -74,6 +47,41 @@ func (f *ccFile) build() {
 	f.finish(counts)
 }
 
+// ownSide returns the file's own side (true: the sidechain) and whether it
+// holds any conversation record. A subagent file holds only sidechain
+// records; a session file may also hold inline sidechain records (older
+// Claude Code wrote Task subagents into the session file), which belong to
+// its subagents.
+func (f *ccFile) ownSide() (side, anyConv bool) {
+	side = true
+	for i := range f.nodes.len() {
+		if nd := f.nodes.at(i); nd.isConversation() {
+			anyConv = true
+			if !nd.sidechain {
+				return false, true
+			}
+		}
+	}
+	return side, anyConv
+}
+
+// countScopes adds the counts of both scopes to the transcript. Every
+// counter of the row has the file's own scope: the other side's records
+// are set aside as "sidechain" and count in no other figure, unless the
+// file holds no conversation at all (then every count is kept).
+func (f *ccFile) countScopes(side, anyConv bool) {
+	own, other := &f.scope[0], &f.scope[1]
+	if side {
+		own, other = other, own
+	}
+	f.scopeStats(own, "")
+	if anyConv {
+		f.scopeStats(other, "sidechain")
+	} else {
+		f.scopeStats(other, "")
+	}
+}
+
 // scopeStats adds a scope's counts to the transcript. With setAside, the
 // scope's records are counted as ignored under that name and nothing else
 // of them is counted.
@@ -93,7 +101,7 @@ func (f *ccFile) scopeStats(sc *ccScope, setAside string) {
 	}
 	// Call, tool and error counts are distinct ids: a union over scopes.
 	for id := range sc.calls {
-		if !f.counted(id, "call") {
+		if !f.counted(id, seenCall) {
 			s.APICalls++
 			if c := f.usage[id].Context(); c > s.PeakContextReal {
 				s.PeakContextReal = c
@@ -101,12 +109,12 @@ func (f *ccFile) scopeStats(sc *ccScope, setAside string) {
 		}
 	}
 	for id := range sc.toolUses {
-		if !f.counted(id, "use") {
+		if !f.counted(id, seenUse) {
 			s.ToolCalls++
 		}
 	}
 	for id := range sc.toolErrs {
-		if !f.counted(id, "err") {
+		if !f.counted(id, seenErr) {
 			s.ToolErrors++
 		}
 	}
@@ -114,11 +122,11 @@ func (f *ccFile) scopeStats(sc *ccScope, setAside string) {
 
 // counted reports whether an id of a kind was counted already (when both
 // scopes are counted), and marks it.
-func (f *ccFile) counted(id, kind string) bool {
+func (f *ccFile) counted(id string, kind seenKind) bool {
 	if f.seen == nil {
-		f.seen = map[string]bool{}
+		f.seen = map[seenKey]bool{}
 	}
-	k := kind + "\x00" + id
+	k := seenKey{kind, id}
 	if f.seen[k] {
 		return true
 	}
@@ -194,29 +202,66 @@ func (nd *node) fingerprint() uint64 {
 // records) and is left out; a later record with other content makes the
 // chain untrusted.
 func (f *ccFile) activePath(side bool) []int {
-	nodes := f.nodes
-	var scope []int
-	for i := range nodes {
-		if nodes[i].sidechain == side {
-			scope = append(scope, i)
+	w := &pathWalk{f: f, nodes: &f.nodes, side: side}
+	roots, noUUID, clash := w.indexScope()
+	leaf := w.leaf()
+	if leaf < 0 {
+		return nil
+	}
+	w.in = make([]bool, w.nodes.len())
+	if why := w.untrusted(roots, noUUID, clash); why != "" {
+		f.problem(w.nodes.at(w.scope[0]).line, "the parentUuid chain cannot be trusted: %s; read in file order, every record kept", why)
+		for _, i := range w.scope {
+			w.in[i] = !w.copyOf[i]
+		}
+		f.leftOut(w.scope, w.in, w.copyOf)
+		return pathOf(w.in)
+	}
+	w.walk(leaf)
+	w.pullResponses()
+	w.pullResults()
+	f.leftOut(w.scope, w.in, w.copyOf)
+	return pathOf(w.in)
+}
+
+// pathWalk is the state of finding a file's active path (activePath).
+type pathWalk struct {
+	f     *ccFile
+	nodes *nodeList
+	side  bool
+	// scope lists the nodes of the file's own side, in file order; index
+	// maps a uuid to the first of them that has it; copyOf marks the later
+	// records with the same uuid and content; in marks the path.
+	scope  []int
+	index  map[string]int
+	copyOf map[int]bool
+	in     []bool
+}
+
+// indexScope lists the scope's nodes and indexes their uuids. It returns
+// the conversation records without a parent, those without a uuid, and
+// those that reuse the uuid of a record with other content.
+func (w *pathWalk) indexScope() (roots, noUUID, clash []int) {
+	w.scope = make([]int, 0, w.nodes.len())
+	for i := range w.nodes.len() {
+		if w.nodes.at(i).sidechain == w.side {
+			w.scope = append(w.scope, i)
 		}
 	}
-	index := make(map[string]int, len(nodes))
-	copyOf := map[int]bool{}
-	var roots, noUUID []int
-	var clash []int
-	for _, i := range scope {
-		nd := &nodes[i]
+	w.index = make(map[string]int, w.nodes.len())
+	w.copyOf = map[int]bool{}
+	for _, i := range w.scope {
+		nd := w.nodes.at(i)
 		if nd.uuid != "" {
-			if j, ok := index[nd.uuid]; ok {
-				if nd.isConversation() && nodes[j].isConversation() && nd.fingerprint() != nodes[j].fingerprint() {
+			if j, ok := w.index[nd.uuid]; ok {
+				if other := w.nodes.at(j); nd.isConversation() && other.isConversation() && nd.fingerprint() != other.fingerprint() {
 					clash = append(clash, i)
 				} else {
-					copyOf[i] = true
+					w.copyOf[i] = true
 				}
 				continue
 			}
-			index[nd.uuid] = i
+			w.index[nd.uuid] = i
 		}
 		if !nd.isConversation() {
 			continue
@@ -224,56 +269,57 @@ func (f *ccFile) activePath(side bool) []int {
 		if nd.uuid == "" {
 			noUUID = append(noUUID, i)
 		}
-		if nd.parent == "" && !copyOf[i] && !nd.compactSummary {
+		if nd.parent == "" && !w.copyOf[i] && !nd.compactSummary {
 			roots = append(roots, i)
 		}
 	}
-	leaf := -1
-	for k := len(scope) - 1; k >= 0; k-- {
-		if i := scope[k]; nodes[i].isConversation() && !copyOf[i] {
-			leaf = i
-			break
+	return roots, noUUID, clash
+}
+
+// leaf returns the last conversation record of the scope that is not a
+// copy, or -1.
+func (w *pathWalk) leaf() int {
+	for k := len(w.scope) - 1; k >= 0; k-- {
+		if i := w.scope[k]; w.nodes.at(i).isConversation() && !w.copyOf[i] {
+			return i
 		}
 	}
-	if leaf < 0 {
-		return nil
-	}
-	in := make([]bool, len(nodes))
+	return -1
+}
+
+// untrusted says why the parentUuid chain cannot be trusted, or "".
+func (w *pathWalk) untrusted(roots, noUUID, clash []int) string {
 	var why []string
 	if len(roots) > 1 {
-		why = append(why, fmt.Sprintf("%d records without a parent (lines %s)", len(roots), lineList(nodes, roots)))
+		why = append(why, fmt.Sprintf("%d records without a parent (lines %s)", len(roots), lineList(w.nodes, roots)))
 	}
 	if len(noUUID) > 0 {
-		why = append(why, fmt.Sprintf("%d records without a uuid (lines %s)", len(noUUID), lineList(nodes, noUUID)))
+		why = append(why, fmt.Sprintf("%d records without a uuid (lines %s)", len(noUUID), lineList(w.nodes, noUUID)))
 	}
 	if len(clash) > 0 {
-		why = append(why, fmt.Sprintf("%d records reuse the uuid of a different record (lines %s)", len(clash), lineList(nodes, clash)))
+		why = append(why, fmt.Sprintf("%d records reuse the uuid of a different record (lines %s)", len(clash), lineList(w.nodes, clash)))
 	}
-	if len(why) > 0 {
-		f.problem(nodes[scope[0]].line, "the parentUuid chain cannot be trusted: %s; read in file order, every record kept", strings.Join(why, "; "))
-		for _, i := range scope {
-			in[i] = !copyOf[i]
-		}
-		f.leftOut(scope, in, copyOf)
-		return pathOf(in)
-	}
+	return strings.Join(why, "; ")
+}
 
-	reportDangling := f.t.Kind == transcript.KindSession || f.t.Kind == transcript.KindSubagent
-	// nearestReal is the nearest real record before position i that is not
-	// on the path yet, or -1.
-	nearestReal := func(i int) int {
-		for j := i - 1; j >= 0; j-- {
-			if !in[j] && nodes[j].sidechain == side && !copyOf[j] && nodes[j].real() {
-				return j
-			}
+// nearestReal is the nearest real record before position i that is not
+// on the path yet, or -1.
+func (w *pathWalk) nearestReal(i int) int {
+	for j := i - 1; j >= 0; j-- {
+		if nd := w.nodes.at(j); !w.in[j] && nd.sidechain == w.side && !w.copyOf[j] && nd.real() {
+			return j
 		}
-		return -1
 	}
+	return -1
+}
+
+// walk marks the path from the leaf up to the root.
+func (w *pathWalk) walk(leaf int) {
 	for cur := leaf; cur >= 0; {
-		in[cur] = true
-		nd := &nodes[cur]
+		w.in[cur] = true
+		nd := w.nodes.at(cur)
 		if !nd.real() {
-			cur = nearestReal(cur)
+			cur = w.nearestReal(cur)
 			continue
 		}
 		next := nd.parent
@@ -283,58 +329,75 @@ func (f *ccFile) activePath(side bool) []int {
 		if next == "" && nd.compactSummary {
 			// Older versions open a new root with the summary: the history
 			// before it is what was compacted.
-			cur = nearestReal(cur)
+			cur = w.nearestReal(cur)
 			continue
 		}
 		if next == "" {
-			break
+			return
 		}
-		p, ok := index[next]
+		p, ok := w.index[next]
 		if !ok {
-			// The parent line is missing (lost to corruption, or the file
-			// starts mid-session): link to the nearest earlier record.
-			p = -1
-			for j := cur - 1; j >= 0; j-- {
-				if !in[j] && nodes[j].sidechain == side {
-					p = j
-					break
-				}
-			}
-			if reportDangling {
-				if p >= 0 {
-					f.problem(nd.line, "parentUuid %s is not in the file; linked to the record on line %d", next, nodes[p].line)
-				} else {
-					f.problem(nd.line, "parentUuid %s is not in the file; the conversation starts here", next)
-				}
-			}
+			p = w.dangling(cur, next)
 		}
-		if p >= 0 && in[p] {
-			f.problem(nd.line, "parentUuid %s closes a cycle (the record on line %d is already on the path); the conversation starts here", next, nodes[p].line)
-			break
+		if p >= 0 && w.in[p] {
+			w.f.problem(nd.line, "parentUuid %s closes a cycle (the record on line %d is already on the path); the conversation starts here", next, w.nodes.at(p).line)
+			return
 		}
 		cur = p
 	}
+}
 
-	// Lines of the same API responses that the walk skipped (older versions
-	// chain parallel tool calls so that only some lines are ancestors).
+// dangling links node cur, whose parent line is missing (lost to
+// corruption, or the file starts mid-session), to the nearest earlier
+// record, and reports it in sessions and subagents. It returns that
+// record, or -1.
+func (w *pathWalk) dangling(cur int, parent string) int {
+	p := -1
+	for j := cur - 1; j >= 0; j-- {
+		if !w.in[j] && w.nodes.at(j).sidechain == w.side {
+			p = j
+			break
+		}
+	}
+	if k := w.f.t.Kind; k != transcript.KindSession && k != transcript.KindSubagent {
+		return p
+	}
+	line := w.nodes.at(cur).line
+	if p >= 0 {
+		w.f.problem(line, "parentUuid %s is not in the file; linked to the record on line %d", parent, w.nodes.at(p).line)
+	} else {
+		w.f.problem(line, "parentUuid %s is not in the file; the conversation starts here", parent)
+	}
+	return p
+}
+
+// pullResponses adds the lines of the same API responses that the walk
+// skipped (older versions chain parallel tool calls so that only some
+// lines are ancestors).
+func (w *pathWalk) pullResponses() {
 	ids := map[string]bool{}
-	for i := range nodes {
-		if in[i] && nodes[i].kind == nodeAssistant && nodes[i].msgID != "" {
-			ids[nodes[i].msgID] = true
+	for i := range w.nodes.len() {
+		if nd := w.nodes.at(i); w.in[i] && nd.kind == nodeAssistant && nd.msgID != "" {
+			ids[nd.msgID] = true
 		}
 	}
-	for i := range nodes {
-		if !in[i] && nodes[i].kind == nodeAssistant && nodes[i].sidechain == side && ids[nodes[i].msgID] {
-			in[i] = true
+	for i := range w.nodes.len() {
+		if nd := w.nodes.at(i); !w.in[i] && nd.kind == nodeAssistant && nd.sidechain == w.side && ids[nd.msgID] {
+			w.in[i] = true
 		}
 	}
-	// Tool results of calls on the path whose result is off the walk.
+}
+
+// pullResults adds the tool results of calls on the path whose result is
+// off the walk: a user record of results only, hanging off the path, all
+// of whose results answer calls on the path that have none yet.
+func (w *pathWalk) pullResults() {
 	calls, answered := map[string]bool{}, map[string]bool{}
-	for i := range nodes {
-		if !in[i] {
+	for i := range w.nodes.len() {
+		if !w.in[i] {
 			continue
 		}
-		for _, b := range nodes[i].blocks {
+		for _, b := range w.nodes.at(i).blocks {
 			switch b.Kind {
 			case transcript.BlockToolUse:
 				calls[b.ToolID] = true
@@ -343,12 +406,12 @@ func (f *ccFile) activePath(side bool) []int {
 			}
 		}
 	}
-	for i := range nodes {
-		nd := &nodes[i]
-		if in[i] || nd.kind != nodeUser || nd.sidechain != side || len(nd.blocks) == 0 {
+	for i := range w.nodes.len() {
+		nd := w.nodes.at(i)
+		if w.in[i] || nd.kind != nodeUser || nd.sidechain != w.side || len(nd.blocks) == 0 {
 			continue
 		}
-		if p, ok := index[nd.parent]; !ok || !in[p] {
+		if p, ok := w.index[nd.parent]; !ok || !w.in[p] {
 			continue
 		}
 		pull := true
@@ -359,15 +422,12 @@ func (f *ccFile) activePath(side bool) []int {
 			}
 		}
 		if pull {
-			in[i] = true
+			w.in[i] = true
 			for _, b := range nd.blocks {
 				answered[b.ToolID] = true
 			}
 		}
 	}
-
-	f.leftOut(scope, in, copyOf)
-	return pathOf(in)
 }
 
 // pathOf lists the indices set in in.
@@ -385,7 +445,7 @@ func pathOf(in []bool) []int {
 // path, by reason: a copy of an earlier record, or another branch.
 func (f *ccFile) leftOut(scope []int, in []bool, copyOf map[int]bool) {
 	for _, i := range scope {
-		nd := &f.nodes[i]
+		nd := f.nodes.at(i)
 		switch {
 		case in[i] || !nd.isConversation():
 		case copyOf[i]:
@@ -399,14 +459,14 @@ func (f *ccFile) leftOut(scope []int, in []bool, copyOf map[int]bool) {
 }
 
 // lineList renders the lines of some nodes, at most five.
-func lineList(nodes []node, idx []int) string {
+func lineList(nodes *nodeList, idx []int) string {
 	var parts []string
 	for k, i := range idx {
 		if k == 5 {
 			parts = append(parts, "...")
 			break
 		}
-		parts = append(parts, fmt.Sprint(nodes[i].line))
+		parts = append(parts, fmt.Sprint(nodes.at(i).line))
 	}
 	return strings.Join(parts, ",")
 }
@@ -416,8 +476,9 @@ func lineList(nodes []node, idx []int) string {
 func (f *ccFile) messages(path []int) {
 	t := f.t
 	msgs := make([]transcript.Message, 0, len(path))
-	for _, i := range path {
-		nd := &f.nodes[i]
+	var usages []transcript.Usage // the messages' usage, allocated in chunks
+	for k, i := range path {
+		nd := f.nodes.at(i)
 		switch nd.kind {
 		case nodeBoundary, nodeMicroBoundary:
 			c := *nd.compaction
@@ -425,13 +486,7 @@ func (f *ccFile) messages(path []int) {
 			t.Compactions = append(t.Compactions, c)
 		case nodeUser:
 			if nd.compactSummary {
-				n := len(t.Compactions)
-				if n > 0 && t.Compactions[n-1].Kind == transcript.CompactFull && t.Compactions[n-1].Summary == "" {
-					t.Compactions[n-1].Summary = nd.summaryText
-				} else {
-					t.Compactions = append(t.Compactions, transcript.Compaction{
-						Kind: transcript.CompactFull, MessageIndex: len(msgs), Summary: nd.summaryText, Line: nd.line})
-				}
+				f.summary(nd, len(msgs))
 				continue
 			}
 			if nd.transcriptOnly || len(nd.blocks) == 0 {
@@ -457,16 +512,57 @@ func (f *ccFile) messages(path []int) {
 			}
 			m := f.newMessage(nd, transcript.RoleAssistant)
 			m.ID, m.Model = nd.msgID, nd.model
+			m.Blocks = f.responseBlocks(path[k:])
 			if u, ok := f.usage[nd.msgID]; ok && (f.scope[0].calls[nd.msgID] || f.scope[1].calls[nd.msgID]) {
-				m.Usage = &u
+				if len(usages) == cap(usages) {
+					usages = make([]transcript.Usage, 0, 32)
+				}
+				usages = append(usages, u)
+				m.Usage = &usages[len(usages)-1]
 			}
 			msgs = append(msgs, m)
 		}
 	}
 	orderResults(msgs)
-	commandTurns(msgs, f.nodes, path)
+	commandTurns(msgs)
 	t.Messages = msgs
 	f.checkPairs()
+}
+
+// summary records a compaction summary that comes before message index
+// at: it completes the compact boundary just before it, or stands for a
+// compaction of its own.
+func (f *ccFile) summary(nd *node, at int) {
+	t := f.t
+	n := len(t.Compactions)
+	if n > 0 && t.Compactions[n-1].Kind == transcript.CompactFull && t.Compactions[n-1].Summary == "" {
+		t.Compactions[n-1].Summary = nd.summaryText
+		return
+	}
+	t.Compactions = append(t.Compactions, transcript.Compaction{
+		Kind: transcript.CompactFull, MessageIndex: at, Summary: nd.summaryText, Line: nd.line})
+}
+
+// responseBlocks returns the blocks of the assistant node path[0] in a
+// slice with room for those of the later lines of the same API response
+// that follow it (past tool results and injected content, as sameResponse
+// looks back), so that appending them does not grow it step by step.
+func (f *ccFile) responseBlocks(path []int) []transcript.Block {
+	first := f.nodes.at(path[0])
+	n := len(first.blocks)
+	for _, i := range path[1:] {
+		nd := f.nodes.at(i)
+		if nd.kind == nodeAssistant {
+			if nd.msgID != first.msgID {
+				break
+			}
+			n += len(nd.blocks)
+		}
+	}
+	if n == len(first.blocks) || first.msgID == "" {
+		return first.blocks
+	}
+	return append(make([]transcript.Block, 0, n), first.blocks...)
 }
 
 // checkPairs reports tool results on the active path that answer no call on
@@ -478,7 +574,7 @@ func (f *ccFile) checkPairs() {
 		return // copies of a parent session's records start mid-conversation
 	}
 	msgs := f.t.Messages
-	calls, results := map[string]int{}, map[string]bool{}
+	calls, results := make(map[string]int, len(msgs)), make(map[string]bool, len(msgs))
 	lastAssistant := -1
 	for i := range msgs {
 		if msgs[i].Role == transcript.RoleAssistant {
@@ -520,7 +616,7 @@ func (f *ccFile) newMessage(nd *node, role transcript.Role) transcript.Message {
 // the command and its arguments as the prompt. A local command (its output
 // follows as <local-command-stdout>, and no model call answers it) stays
 // harness content.
-func commandTurns(msgs []transcript.Message, _ []node, _ []int) {
+func commandTurns(msgs []transcript.Message) {
 	for i := range msgs {
 		m := &msgs[i]
 		if m.Prompt == "" {
@@ -567,7 +663,16 @@ func orderResults(msgs []transcript.Message) {
 		if msgs[a].Role != transcript.RoleAssistant {
 			continue
 		}
-		pos := map[string]int{}
+		uses := 0
+		for _, b := range msgs[a].Blocks {
+			if b.Kind == transcript.BlockToolUse {
+				uses++
+			}
+		}
+		if uses < 2 {
+			continue // no order to restore (nor a map to build)
+		}
+		pos := make(map[string]int, uses)
 		for _, b := range msgs[a].Blocks {
 			if b.Kind == transcript.BlockToolUse {
 				pos[b.ToolID] = len(pos)
@@ -587,6 +692,6 @@ func orderResults(msgs []transcript.Message) {
 			}
 			return len(pos)
 		}
-		sort.SliceStable(run, func(i, j int) bool { return key(&run[i]) < key(&run[j]) })
+		slices.SortStableFunc(run, func(x, y transcript.Message) int { return cmp.Compare(key(&x), key(&y)) })
 	}
 }

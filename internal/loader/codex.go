@@ -197,21 +197,7 @@ func (c *codexFile) line(n int, line []byte, final bool) {
 	pl := v.Get("payload")
 	typ := str(v, "type")
 	if pl == nil {
-		// The legacy layout: a session header, bare items, state records.
-		switch {
-		case v.Exists("record_type"):
-			b.t.Stats.Ignore("record_type:" + str(v, "record_type"))
-		case n == 1 && typ == "" && v.Exists("id"):
-			c.legacy = true
-			c.session(v)
-			b.parsed()
-		case codexItemTypes[typ] || (c.legacy && typ != ""):
-			c.item(n, v, ts)
-		case typ == "":
-			b.bad(n, `record has no "type"`)
-		default:
-			b.bad(n, `%q record has no "payload"`, typ)
-		}
+		c.legacyRecord(n, v, typ, ts)
 		return
 	}
 	if pl.Type() != fastjson.TypeObject {
@@ -230,34 +216,66 @@ func (c *codexFile) line(n int, line []byte, final bool) {
 	case "response_item":
 		c.item(n, pl, ts)
 	case "event_msg":
-		et := str(pl, "type")
-		if et == "token_count" && c.tokenCount(n, pl) {
-			b.parsed()
-			return
-		}
-		if et == "user_message" && c.eventPrompt(n, pl, ts) {
-			b.parsed()
-			return
-		}
-		b.t.Stats.Ignore("event_msg:" + et)
+		c.eventMsg(n, pl, ts)
 	case "compacted":
 		c.compacted(n, pl)
 		b.parsed()
 	case "":
 		b.bad(n, `record has no "type"`)
 	default:
-		// A record type no Codex version is known to write: counted, and
-		// reported once per type.
-		if c.unknown == nil {
-			c.unknown = map[string]bool{}
-		}
-		if !c.unknown[typ] {
-			c.unknown[typ] = true
-			b.problem(n, "unknown record type %q, not read", typ)
-		}
-		b.t.Stats.UnknownTypes++
-		b.t.Stats.Ignore(typ)
+		c.unknownType(n, typ)
 	}
+}
+
+// legacyRecord reads a record of the legacy layout (no payload): a
+// session header, bare items, state records.
+func (c *codexFile) legacyRecord(n int, v *fastjson.Value, typ, ts string) {
+	b := c.b
+	switch {
+	case v.Exists("record_type"):
+		b.t.Stats.Ignore("record_type:" + str(v, "record_type"))
+	case n == 1 && typ == "" && v.Exists("id"):
+		c.legacy = true
+		c.session(v)
+		b.parsed()
+	case codexItemTypes[typ] || (c.legacy && typ != ""):
+		c.item(n, v, ts)
+	case typ == "":
+		b.bad(n, `record has no "type"`)
+	default:
+		b.bad(n, `%q record has no "payload"`, typ)
+	}
+}
+
+// eventMsg reads an event_msg: token counts and user prompts are read,
+// other events set aside.
+func (c *codexFile) eventMsg(n int, pl *fastjson.Value, ts string) {
+	b := c.b
+	et := str(pl, "type")
+	if et == "token_count" && c.tokenCount(n, pl) {
+		b.parsed()
+		return
+	}
+	if et == "user_message" && c.eventPrompt(n, pl, ts) {
+		b.parsed()
+		return
+	}
+	b.t.Stats.Ignore("event_msg:" + et)
+}
+
+// unknownType counts a record type no Codex version is known to write,
+// reported once per type.
+func (c *codexFile) unknownType(n int, typ string) {
+	b := c.b
+	if c.unknown == nil {
+		c.unknown = map[string]bool{}
+	}
+	if !c.unknown[typ] {
+		c.unknown[typ] = true
+		b.problem(n, "unknown record type %q, not read", typ)
+	}
+	b.t.Stats.UnknownTypes++
+	b.t.Stats.Ignore(typ)
 }
 
 // session reads a session_meta payload (or the legacy header line).
@@ -297,55 +315,7 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 	b := c.b
 	switch typ := str(it, "type"); typ {
 	case "message":
-		role := str(it, "role")
-		var blocks []transcript.Block
-		for _, part := range it.GetArray("content") {
-			switch pt := str(part, "type"); pt {
-			case "input_text", "output_text", "text":
-				blocks = append(blocks, transcript.Block{Kind: transcript.BlockText, Text: str(part, "text")})
-			case "refusal":
-				blocks = append(blocks, transcript.Block{Kind: transcript.BlockText, Text: str(part, "refusal")})
-			case "input_image":
-				size, _ := imageSize(part)
-				blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1, ImageBytes: size})
-			default:
-				b.problem(n, "unknown message content type %q skipped", pt)
-			}
-		}
-		if role == "assistant" {
-			m := c.assistant(n, ts)
-			m.Blocks = append(m.Blocks, blocks...)
-			b.parsed()
-			return
-		}
-		c.flush()
-		m := transcript.Message{Role: transcript.RoleUser, Blocks: blocks, Timestamp: ts, Line: n}
-		switch role {
-		case "user":
-			m.IsMeta = harnessText(blocks, codexMetaPrefixes)
-		case "developer", "system":
-			m.Role = transcript.RoleSystem
-		default:
-			b.bad(n, "message with unknown role %q skipped", role)
-			return
-		}
-		if m.IsPrompt() {
-			text := strings.TrimSpace(m.Text())
-			// The same prompt, added from its event_msg: this record is
-			// what the model saw, so it takes the event's place.
-			for k, up := range c.userSince {
-				if up.fromEvent && up.text == text {
-					b.register(&m)
-					b.t.Messages[up.index] = m
-					c.userSince[k].fromEvent = false
-					b.parsed()
-					return
-				}
-			}
-			c.userSince = append(c.userSince, codexPrompt{index: len(b.t.Messages), text: text})
-		}
-		b.add(m)
-		b.parsed()
+		c.message(n, it, ts)
 		return
 	case "reasoning":
 		var parts []string
@@ -359,37 +329,10 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 		m := c.assistant(n, ts)
 		m.Blocks = append(m.Blocks, transcript.Block{Kind: transcript.BlockThinking,
 			Text: strings.Join(parts, "\n"), SignatureLen: len(it.GetStringBytes("encrypted_content"))})
-	case "function_call":
+	case "function_call", "custom_tool_call", "local_shell_call", "web_search_call":
+		blocks := c.toolCall(typ, it)
 		m := c.assistant(n, ts)
-		m.Blocks = append(m.Blocks, transcript.Block{Kind: transcript.BlockToolUse,
-			ToolID: firstStr(it, "call_id", "id"), ToolName: str(it, "name"), Input: jsonText(str(it, "arguments"))})
-	case "custom_tool_call":
-		input := str(it, "input")
-		bl := transcript.Block{Kind: transcript.BlockToolUse,
-			ToolID: firstStr(it, "call_id", "id"), ToolName: str(it, "name"), Input: jsonText(input)}
-		if bl.Input != input { // free text: InputFields cannot see into it
-			bl.Path = patchPath(input)
-		}
-		m := c.assistant(n, ts)
-		m.Blocks = append(m.Blocks, bl)
-	case "local_shell_call":
-		bl := transcript.Block{Kind: transcript.BlockToolUse, ToolID: firstStr(it, "call_id", "id"), ToolName: "local_shell"}
-		if a := it.Get("action"); a != nil {
-			bl.Input = string(a.MarshalTo(nil))
-		}
-		m := c.assistant(n, ts)
-		m.Blocks = append(m.Blocks, bl)
-	case "web_search_call":
-		id := str(it, "id")
-		if id == "" {
-			id = c.b.newID("web_search-")
-		}
-		bl := transcript.Block{Kind: transcript.BlockToolUse, ToolID: id, ToolName: "web_search"}
-		if a := it.Get("action"); a != nil {
-			bl.Input = string(a.MarshalTo(nil))
-		}
-		m := c.assistant(n, ts)
-		m.Blocks = append(m.Blocks, bl, transcript.Block{Kind: transcript.BlockToolResult, ToolID: id})
+		m.Blocks = append(m.Blocks, blocks...)
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		c.flush()
 		c.userSince = c.userSince[:0]
@@ -401,6 +344,100 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 		return
 	}
 	b.parsed() // the item kinds read above
+}
+
+// toolCall makes the blocks of a tool call item of type typ: the call,
+// and for a web search (answered in the same item) its empty result.
+func (c *codexFile) toolCall(typ string, it *fastjson.Value) []transcript.Block {
+	switch typ {
+	case "function_call":
+		return []transcript.Block{{Kind: transcript.BlockToolUse,
+			ToolID: firstStr(it, "call_id", "id"), ToolName: str(it, "name"), Input: jsonText(str(it, "arguments"))}}
+	case "custom_tool_call":
+		input := str(it, "input")
+		bl := transcript.Block{Kind: transcript.BlockToolUse,
+			ToolID: firstStr(it, "call_id", "id"), ToolName: str(it, "name"), Input: jsonText(input)}
+		if bl.Input != input { // free text: InputFields cannot see into it
+			bl.Path = patchPath(input)
+		}
+		return []transcript.Block{bl}
+	case "local_shell_call":
+		bl := transcript.Block{Kind: transcript.BlockToolUse, ToolID: firstStr(it, "call_id", "id"), ToolName: "local_shell"}
+		if a := it.Get("action"); a != nil {
+			bl.Input = string(a.MarshalTo(nil))
+		}
+		return []transcript.Block{bl}
+	}
+	id := str(it, "id") // web_search_call
+	if id == "" {
+		id = c.b.newID("web_search-")
+	}
+	bl := transcript.Block{Kind: transcript.BlockToolUse, ToolID: id, ToolName: "web_search"}
+	if a := it.Get("action"); a != nil {
+		bl.Input = string(a.MarshalTo(nil))
+	}
+	return []transcript.Block{bl, {Kind: transcript.BlockToolResult, ToolID: id}}
+}
+
+// message reads a message item: an assistant's joins the open assistant
+// message; a user's, developer's or system's is a message of its own. A
+// user prompt already added from its event_msg is replaced by this record,
+// which is what the model saw.
+func (c *codexFile) message(n int, it *fastjson.Value, ts string) {
+	b := c.b
+	role := str(it, "role")
+	blocks := c.messageParts(n, it)
+	if role == "assistant" {
+		m := c.assistant(n, ts)
+		m.Blocks = append(m.Blocks, blocks...)
+		b.parsed()
+		return
+	}
+	c.flush()
+	m := transcript.Message{Role: transcript.RoleUser, Blocks: blocks, Timestamp: ts, Line: n}
+	switch role {
+	case "user":
+		m.IsMeta = harnessText(blocks, codexMetaPrefixes)
+	case "developer", "system":
+		m.Role = transcript.RoleSystem
+	default:
+		b.bad(n, "message with unknown role %q skipped", role)
+		return
+	}
+	if m.IsPrompt() {
+		text := strings.TrimSpace(m.Text())
+		for k, up := range c.userSince {
+			if up.fromEvent && up.text == text {
+				b.register(&m)
+				b.t.Messages[up.index] = m
+				c.userSince[k].fromEvent = false
+				b.parsed()
+				return
+			}
+		}
+		c.userSince = append(c.userSince, codexPrompt{index: len(b.t.Messages), text: text})
+	}
+	b.add(m)
+	b.parsed()
+}
+
+// messageParts converts a message item's content parts.
+func (c *codexFile) messageParts(n int, it *fastjson.Value) []transcript.Block {
+	var blocks []transcript.Block
+	for _, part := range it.GetArray("content") {
+		switch pt := str(part, "type"); pt {
+		case "input_text", "output_text", "text":
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockText, Text: str(part, "text")})
+		case "refusal":
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockText, Text: str(part, "refusal")})
+		case "input_image":
+			size, _ := imageSize(part)
+			blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1, ImageBytes: size})
+		default:
+			c.b.problem(n, "unknown message content type %q skipped", pt)
+		}
+	}
+	return blocks
 }
 
 // codexOutput fills a tool result from a Codex output: a string (plain,

@@ -450,8 +450,14 @@ func usageOf(u *fastjson.Value) (*transcript.Usage, string) {
 // anthropicUsage reads a usage object of the Anthropic shape whose counts
 // usageProblem accepted.
 func anthropicUsage(u *fastjson.Value) *transcript.Usage {
+	x := anthropicCounts(u)
+	return &x
+}
+
+// anthropicCounts is anthropicUsage as a value (no allocation).
+func anthropicCounts(u *fastjson.Value) transcript.Usage {
 	get := func(key string) int64 { n, _ := countAt(u, key); return n }
-	return &transcript.Usage{
+	return transcript.Usage{
 		Input:         get("input_tokens"),
 		Output:        get("output_tokens"),
 		CacheRead:     get("cache_read_input_tokens"),
@@ -480,6 +486,16 @@ func parseOne(p *fastjson.Parser, b *builder, data []byte, line int, what string
 // allocated); fn never keeps a line past its call.
 var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
+// longLines are the buffers eachLine assembles lines longer than its read
+// buffer in, reused across lines and files. They hold at most maxLongKept
+// bytes: a longer line is kept in pieces and assembled once at its exact
+// size, so that growing a buffer by doubling never holds a line near
+// MaxLine twice over.
+var longLines sync.Pool
+
+// maxLongKept is the most a long-line buffer holds.
+const maxLongKept = 8 << 20
+
 // eachLine calls fn with each line of src (without its "\n" or "\r\n"),
 // its 1-based number, and whether it is the last line with no newline after
 // it. A read error after some data (a truncated .gz or .zst) is returned
@@ -490,79 +506,140 @@ var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64
 // number, and becomes a bad record on the transcript emitted next (Source
 // settles it). Memory is thus bounded by MaxLine, whatever the file holds.
 func eachLine(src *Source, fn func(n int, line []byte, final bool)) (int, error) {
-	lim := src.limits()
-	var br *bufio.Reader
-	switch r := src.R.(type) {
-	case *bufio.Reader:
-		br = r
-	case limitedReader:
-		if b, ok := r.Reader.(*bufio.Reader); ok {
-			br = b
-		}
-	}
-	if br == nil {
-		br = lineReaders.Get().(*bufio.Reader)
-		br.Reset(src.R)
-		defer func() {
-			br.Reset(nil) // drop the source; the buffer is for the next file
-			lineReaders.Put(br)
-		}()
-	}
-	var pieces [][]byte // a long line's earlier chunks (copies)
-	size := 0           // their total length
-	skipping := false   // the line outgrew MaxLine and is being read past
-	n := 0
+	br, done := lineReaderOf(src)
+	defer done()
+	ls := lineSplitter{src: src, lim: src.limits(), fn: fn}
+	defer ls.release()
 	for {
-		if n%64 == 0 || size > 0 {
+		if ls.n%64 == 0 || ls.size > 0 {
 			if err := src.cancelled(); err != nil {
-				return n, err
+				return ls.n, err
 			}
 		}
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			if !skipping {
-				size += len(chunk)
-				if size > lim.MaxLine {
-					skipping, pieces = true, nil
-				} else {
-					pieces = append(pieces, bytes.Clone(chunk))
-				}
-			}
+			ls.more(chunk)
 			continue
 		}
-		line := chunk
-		if len(chunk) > 0 || size > 0 {
-			n++
-			final := len(chunk) == 0 || chunk[len(chunk)-1] != '\n'
-			if !skipping && size+len(chunk) > lim.MaxLine {
-				skipping, pieces = true, nil
-			}
-			if skipping {
-				src.lost = append(src.lost, lostLine{n, tooLong("line", lim.MaxLine)})
-			} else {
-				if len(pieces) > 0 {
-					// Assemble the line once, at its exact size.
-					whole := make([]byte, 0, size+len(chunk))
-					for _, p := range pieces {
-						whole = append(whole, p...)
-					}
-					line = append(whole, chunk...)
-					pieces = nil
-				}
-				line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
-				if jsonDepth(line, lim.MaxDepth) > lim.MaxDepth {
-					src.lost = append(src.lost, lostLine{n, tooDeep("line", lim.MaxDepth)})
-				} else {
-					fn(n, line, final)
-				}
-			}
-		}
-		skipping, size = false, 0
+		ls.end(chunk)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				return n, nil
+				return ls.n, nil
 			}
-			return n, src.readError(err)
+			return ls.n, src.readError(err)
 		}
 	}
+}
+
+// lineReaderOf returns the buffered reader of src, or a pooled one over
+// it, and what to call when the lines are read.
+func lineReaderOf(src *Source) (*bufio.Reader, func()) {
+	switch r := src.R.(type) {
+	case *bufio.Reader:
+		return r, func() {}
+	case limitedReader:
+		if b, ok := r.Reader.(*bufio.Reader); ok {
+			return b, func() {}
+		}
+	}
+	br := lineReaders.Get().(*bufio.Reader)
+	br.Reset(src.R)
+	return br, func() {
+		br.Reset(nil) // drop the source; the buffer is for the next file
+		lineReaders.Put(br)
+	}
+}
+
+// lineSplitter turns the chunks of a buffered reader into lines for
+// eachLine, within the source's limits.
+type lineSplitter struct {
+	src *Source
+	lim Limits
+	fn  func(n int, line []byte, final bool)
+	n   int // lines handed out or skipped so far
+	// long holds the start of a line longer than the read buffer, up to
+	// maxLongKept bytes; pieces hold the chunks of a longer one (copies).
+	// size is the line's length so far, counted also while skipping (the
+	// line outgrew MaxLine and is being read past).
+	long     *[]byte
+	pieces   [][]byte
+	size     int
+	skipping bool
+}
+
+// more takes a chunk that does not end the line.
+func (ls *lineSplitter) more(chunk []byte) {
+	if ls.skipping {
+		return
+	}
+	ls.size += len(chunk)
+	if ls.size > ls.lim.MaxLine {
+		ls.skipping, ls.pieces = true, nil
+		return
+	}
+	if ls.long == nil {
+		if b, ok := longLines.Get().(*[]byte); ok {
+			ls.long = b
+		} else {
+			ls.long = new([]byte)
+		}
+	}
+	if ls.pieces == nil && ls.size <= maxLongKept {
+		*ls.long = append(*ls.long, chunk...)
+		return
+	}
+	if ls.pieces == nil {
+		ls.pieces = [][]byte{bytes.Clone(*ls.long)}
+		*ls.long = (*ls.long)[:0]
+	}
+	ls.pieces = append(ls.pieces, bytes.Clone(chunk))
+}
+
+// end takes the chunk that ends a line (empty at the end of the input) and
+// hands the line out, or records why it is skipped.
+func (ls *lineSplitter) end(chunk []byte) {
+	defer func() {
+		ls.skipping, ls.size, ls.pieces = false, 0, nil
+		if ls.long != nil {
+			*ls.long = (*ls.long)[:0]
+		}
+	}()
+	if len(chunk) == 0 && ls.size == 0 {
+		return
+	}
+	ls.n++
+	final := len(chunk) == 0 || chunk[len(chunk)-1] != '\n'
+	if ls.skipping || ls.size+len(chunk) > ls.lim.MaxLine {
+		ls.src.lost = append(ls.src.lost, lostLine{ls.n, tooLong("line", ls.lim.MaxLine)})
+		return
+	}
+	line := chunk
+	switch {
+	case len(ls.pieces) > 0:
+		// Assemble the line once, at its exact size.
+		whole := make([]byte, 0, ls.size+len(chunk))
+		for _, p := range ls.pieces {
+			whole = append(whole, p...)
+		}
+		line = append(whole, chunk...)
+		ls.pieces = nil
+	case ls.size > 0:
+		*ls.long = append(*ls.long, chunk...)
+		line = *ls.long
+	}
+	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
+	if jsonDepth(line, ls.lim.MaxDepth) > ls.lim.MaxDepth {
+		ls.src.lost = append(ls.src.lost, lostLine{ls.n, tooDeep("line", ls.lim.MaxDepth)})
+		return
+	}
+	ls.fn(ls.n, line, final)
+}
+
+// release returns the long-line buffer for reuse, unless it grew large.
+func (ls *lineSplitter) release() {
+	if ls.long != nil && cap(*ls.long) <= 2*maxLongKept {
+		*ls.long = (*ls.long)[:0]
+		longLines.Put(ls.long)
+	}
+	ls.long = nil
 }

@@ -411,6 +411,17 @@ func TestDuplicateKeys(t *testing.T) {
 	if len(tr.Messages) != 2 || tr.Messages[0].Blocks[0].Text != "second" || tr.Messages[1].Role != transcript.RoleUser {
 		t.Fatalf("messages %+v, problems %v", tr.Messages, tr.Problems)
 	}
+	// Deep in the message (a tool call's input, a result's content) too;
+	// the duplicate keys of a member never read (toolUseResult) do not matter.
+	cc = `{"type":"assistant","uuid":"a1","parentUuid":null,"sessionId":"s","message":{"id":"m","role":"assistant","model":"x","content":[` +
+		`{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls","description":"d","command":"pwd"}}]}}` + "\n" +
+		`{"type":"user","uuid":"u1","parentUuid":"a1","sessionId":"s","toolUseResult":{"k":1,"k":2},"message":{"role":"user","content":[` +
+		`{"type":"tool_result","tool_use_id":"t1","content":"old","content":"new"}]}}` + "\n"
+	tr = readString(t, "dup2.jsonl", cc, "")[0]
+	if len(tr.Messages) != 2 || tr.Messages[0].Blocks[0].Input != `{"description":"d","command":"pwd"}` ||
+		tr.Messages[0].Blocks[0].Command != "pwd" || tr.Messages[1].Blocks[0].Text != "new" {
+		t.Fatalf("messages %+v, problems %v", tr.Messages, tr.Problems)
+	}
 	export := `[{"uuid":"c1","uuid":"c2","chat_messages":[{"uuid":"m1","sender":"human","text":"a","text":"b"}]}]`
 	tr = readString(t, "conversations.json", export, "")[0]
 	if tr.ID != "c2" || len(tr.Messages) != 1 || tr.Messages[0].Blocks[0].Text != "b" {

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"io"
@@ -19,7 +20,12 @@ func imageDims(b64 string) (w, h int, ok bool) {
 	if b64 == "" {
 		return 0, 0, false
 	}
-	r := io.LimitReader(base64.NewDecoder(base64.StdEncoding, strings.NewReader(b64)), imageHeadLimit)
+	return imageDimsOf(strings.NewReader(b64))
+}
+
+// imageDimsOf is imageDims reading the base64 data from b64.
+func imageDimsOf(b64 io.Reader) (w, h int, ok bool) {
+	r := io.LimitReader(base64.NewDecoder(base64.StdEncoding, b64), imageHeadLimit)
 	head := make([]byte, 32)
 	n, _ := io.ReadFull(r, head)
 	head = head[:n]
@@ -106,9 +112,13 @@ func jpegSize(r io.Reader) (int, int, bool) {
 	}
 }
 
-// sizeImage adds one image's dimensions, when its data has them, to b.
-func sizeImage(b *transcript.Block, b64 string) {
-	if w, h, ok := imageDims(b64); ok {
+// sizeImageBytes adds one image's dimensions, when its base64 data has
+// them, to b.
+func sizeImageBytes(b *transcript.Block, b64 []byte) {
+	if len(b64) == 0 {
+		return
+	}
+	if w, h, ok := imageDimsOf(bytes.NewReader(b64)); ok {
 		addImageSize(b, w, h)
 	}
 }

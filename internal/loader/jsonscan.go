@@ -266,117 +266,139 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\
 func (s *valueScanner) feed(chunk []byte) error {
 	i := 0
 	for i < len(chunk) && !s.stop {
+		var err error
 		switch s.state {
 		case stBetween:
-			c := chunk[i]
-			switch {
-			case c == '\n':
-				s.line++
-			case isSpace(c):
-			case !s.started && c == '[':
-				s.started, s.array = true, true
-			case s.array && !s.closed && c == ',':
-			case s.array && !s.closed && c == ']':
-				s.closed = true
-			case s.closed:
-				s.problem(s.line, s.off, "unexpected data after the top-level array; the rest of the file is ignored", true)
-				s.stop = true
-				return nil
-			case c == '}' || c == ']':
-				s.problem(s.line, s.off, fmt.Sprintf("unexpected %q between values, skipped", c), true)
-			default:
-				s.started = true
-				s.begin()
-				s.addByte(c)
-				switch c {
-				case '{', '[':
-					s.state, s.depth = stValue, 1
-				case '"':
-					s.state, s.depth = stString, 0
-				default:
-					s.state = stScalar
-				}
-			}
-			i++
-			s.off++
+			i = s.between(chunk, i)
 		case stValue:
-			j := i
-			for j < len(chunk) {
-				c := chunk[j]
-				if c == '"' || c == '{' || c == '[' || c == '}' || c == ']' || c == '\n' {
-					break
-				}
-				j++
-			}
-			s.add(chunk[i:j])
-			s.off += int64(j - i)
-			i = j
-			if i == len(chunk) {
-				break
-			}
-			c := chunk[i]
-			s.addByte(c)
-			i++
-			s.off++
-			switch c {
-			case '"':
-				s.state = stString
-			case '{', '[':
-				s.depth++
-				if s.depth > s.maxDepth && s.skip == "" {
-					s.startSkip(tooDeep("value", s.maxDepth))
-				}
-			case '}', ']':
-				s.depth--
-				if s.depth == 0 {
-					if err := s.emit(); err != nil {
-						return err
-					}
-				}
-			case '\n':
-				s.line++
-			}
+			i, err = s.inValue(chunk, i)
 		case stString:
-			rest := chunk[i:]
-			k := bytes.IndexByte(rest, '"')
-			if k < 0 {
-				s.line += bytes.Count(rest, []byte{'\n'})
-				s.add(rest)
-				s.off += int64(len(rest))
-				i = len(chunk)
-				break
-			}
-			s.line += bytes.Count(rest[:k], []byte{'\n'})
-			s.add(rest[:k])
-			// The quote closes the string unless an odd run of backslashes
-			// escapes it.
-			bs := s.trailingBackslashes()
-			s.addByte('"')
-			i += k + 1
-			s.off += int64(k + 1)
-			if bs%2 == 0 {
-				if s.depth == 0 {
-					if err := s.emit(); err != nil {
-						return err
-					}
-				} else {
-					s.state = stValue
-				}
-			}
+			i, err = s.inString(chunk, i)
 		case stScalar:
-			c := chunk[i]
-			if isSpace(c) || c == ',' || c == ']' || c == '}' || c == '[' || c == '{' || c == '"' {
-				if err := s.emit(); err != nil {
-					return err
-				}
-				continue // the delimiter is read between values
-			}
-			s.addByte(c)
-			i++
-			s.off++
+			i, err = s.inScalar(chunk, i)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// between reads the byte at i between values: white space, the top-level
+// array's brackets and commas, or the first byte of a value. It returns
+// where to go on.
+func (s *valueScanner) between(chunk []byte, i int) int {
+	c := chunk[i]
+	switch {
+	case c == '\n':
+		s.line++
+	case isSpace(c):
+	case !s.started && c == '[':
+		s.started, s.array = true, true
+	case s.array && !s.closed && c == ',':
+	case s.array && !s.closed && c == ']':
+		s.closed = true
+	case s.closed:
+		s.problem(s.line, s.off, "unexpected data after the top-level array; the rest of the file is ignored", true)
+		s.stop = true
+		return i
+	case c == '}' || c == ']':
+		s.problem(s.line, s.off, fmt.Sprintf("unexpected %q between values, skipped", c), true)
+	default:
+		s.started = true
+		s.begin()
+		s.addByte(c)
+		switch c {
+		case '{', '[':
+			s.state, s.depth = stValue, 1
+		case '"':
+			s.state, s.depth = stString, 0
+		default:
+			s.state = stScalar
+		}
+	}
+	s.off++
+	return i + 1
+}
+
+// inValue reads an object or array from i up to and including the next
+// byte that matters (a quote, a bracket, a newline).
+func (s *valueScanner) inValue(chunk []byte, i int) (int, error) {
+	j := i
+	for j < len(chunk) {
+		c := chunk[j]
+		if c == '"' || c == '{' || c == '[' || c == '}' || c == ']' || c == '\n' {
+			break
+		}
+		j++
+	}
+	s.add(chunk[i:j])
+	s.off += int64(j - i)
+	i = j
+	if i == len(chunk) {
+		return i, nil
+	}
+	c := chunk[i]
+	s.addByte(c)
+	i++
+	s.off++
+	switch c {
+	case '"':
+		s.state = stString
+	case '{', '[':
+		s.depth++
+		if s.depth > s.maxDepth && s.skip == "" {
+			s.startSkip(tooDeep("value", s.maxDepth))
+		}
+	case '}', ']':
+		s.depth--
+		if s.depth == 0 {
+			return i, s.emit()
+		}
+	case '\n':
+		s.line++
+	}
+	return i, nil
+}
+
+// inString reads a string from i up to its closing quote, or to the end
+// of the chunk.
+func (s *valueScanner) inString(chunk []byte, i int) (int, error) {
+	rest := chunk[i:]
+	k := bytes.IndexByte(rest, '"')
+	if k < 0 {
+		s.line += bytes.Count(rest, []byte{'\n'})
+		s.add(rest)
+		s.off += int64(len(rest))
+		return len(chunk), nil
+	}
+	s.line += bytes.Count(rest[:k], []byte{'\n'})
+	s.add(rest[:k])
+	// The quote closes the string unless an odd run of backslashes
+	// escapes it.
+	bs := s.trailingBackslashes()
+	s.addByte('"')
+	i += k + 1
+	s.off += int64(k + 1)
+	if bs%2 == 0 {
+		if s.depth == 0 {
+			return i, s.emit()
+		}
+		s.state = stValue
+	}
+	return i, nil
+}
+
+// inScalar reads a number or literal up to its delimiter, which is left to
+// be read between values.
+func (s *valueScanner) inScalar(chunk []byte, i int) (int, error) {
+	c := chunk[i]
+	if isSpace(c) || c == ',' || c == ']' || c == '}' || c == '[' || c == '{' || c == '"' {
+		return i, s.emit()
+	}
+	s.addByte(c)
+	s.off++
+	return i + 1, nil
 }
 
 // end handles the end of input.
@@ -427,117 +449,158 @@ func (h headShape) Has(paths ...string) bool {
 // shapeOf reads the structure at the start of head without decoding it, so
 // an element larger than the head still shows its first keys.
 func shapeOf(head []byte) headShape {
-	h := headShape{Paths: map[string]bool{}}
-	type frame struct {
-		array     bool
-		prefix    string // path of this container
-		expectKey bool   // object: the next string is a key
-		item      int    // array: index of the current item
-		first     bool   // every enclosing array is at its first item
-		key       string // object: the last key read
-	}
-	var stack []frame
+	sc := shapeScan{h: headShape{Paths: map[string]bool{}}, head: head}
 	i := 0
 	for i < len(head) && isSpace(head[i]) {
 		i++
 	}
 	if i < len(head) && head[i] == '[' {
-		h.Array = true
+		sc.h.Array = true
 		i++
 	}
-	rootDepth := 0
-	// childPrefix is the path of a value placed in the top frame.
-	childPrefix := func() (string, bool) {
-		if len(stack) == 0 {
-			return "", true
-		}
-		f := stack[len(stack)-1]
-		if f.array {
-			p := f.prefix + "[]"
-			return p, f.first && f.item == 0
-		}
-		if f.prefix == "" {
-			return f.key, f.first
-		}
-		return f.prefix + "." + f.key, f.first
-	}
 	for ; i < len(head); i++ {
-		c := head[i]
-		switch {
-		case isSpace(c):
-			continue
+		var done bool
+		switch c := head[i]; {
+		case isSpace(c), c == ':':
 		case c == '"':
-			j := i + 1
-			for j < len(head) {
-				if head[j] == '\\' {
-					j += 2
-					continue
-				}
-				if head[j] == '"' {
-					break
-				}
-				j++
-			}
-			if j >= len(head) {
-				return h
-			}
-			if n := len(stack); n > 0 && !stack[n-1].array && stack[n-1].expectKey {
-				f := &stack[n-1]
-				f.key = string(head[i+1 : j])
-				f.expectKey = false
-				if f.first && n <= 6 {
-					if f.prefix == "" {
-						h.Paths[f.key] = true
-					} else {
-						h.Paths[f.prefix+"."+f.key] = true
-					}
-				}
-			} else if len(stack) == rootDepth {
-				h.Complete = true // a top-level string
-				return h
-			}
-			i = j
+			i, done = sc.str(i)
 		case c == '{' || c == '[':
-			if len(stack) >= 6 {
-				// Deeper containers record no path: build none, so that the
-				// cost stays linear in the nesting (a head of 64 KiB of "["
-				// would otherwise build 64 Ki prefixes of up to 128 KiB).
-				if len(stack) >= MaxDepthCeiling {
-					return h // no parser reads it anyway
-				}
-				stack = append(stack, frame{array: c == '[', expectKey: c == '{'})
-				continue
-			}
-			p, first := childPrefix()
-			stack = append(stack, frame{array: c == '[', prefix: p, expectKey: c == '{', first: first})
+			done = sc.open(c)
 		case c == '}' || c == ']':
-			if len(stack) == 0 {
-				return h // the top-level array closed, or junk
-			}
-			stack = stack[:len(stack)-1]
-			if len(stack) == rootDepth {
-				h.Complete = true
-				return h
-			}
+			done = sc.close()
 		case c == ',':
-			if n := len(stack); n > 0 {
-				if stack[n-1].array {
-					stack[n-1].item++
-				} else {
-					stack[n-1].expectKey = true
-				}
-			} else {
-				return h
-			}
-		case c == ':':
+			done = sc.comma()
 		default:
-			if len(stack) == rootDepth {
-				h.Complete = true // a scalar element
-				return h
-			}
+			// A scalar element ends the first element; a scalar inside it
+			// changes nothing.
+			done = sc.atRoot()
+		}
+		if done {
+			break
 		}
 	}
-	return h
+	return sc.h
+}
+
+// shapeScan is the state of shapeOf: the containers open at the byte read.
+type shapeScan struct {
+	h     headShape
+	head  []byte
+	stack []shapeFrame
+}
+
+// shapeFrame is a container open in shapeScan.
+type shapeFrame struct {
+	array     bool
+	prefix    string // path of this container
+	expectKey bool   // object: the next string is a key
+	item      int    // array: index of the current item
+	first     bool   // every enclosing array is at its first item
+	key       string // object: the last key read
+}
+
+// atRoot reports whether no container is open (a value read now is a whole
+// element, which completes the head's first one), and marks it complete.
+func (sc *shapeScan) atRoot() bool {
+	if len(sc.stack) == 0 {
+		sc.h.Complete = true
+		return true
+	}
+	return false
+}
+
+// childPrefix is the path of a value placed in the top frame, and whether
+// it lies in the first item of every enclosing array.
+func (sc *shapeScan) childPrefix() (string, bool) {
+	if len(sc.stack) == 0 {
+		return "", true
+	}
+	f := sc.stack[len(sc.stack)-1]
+	if f.array {
+		return f.prefix + "[]", f.first && f.item == 0
+	}
+	if f.prefix == "" {
+		return f.key, f.first
+	}
+	return f.prefix + "." + f.key, f.first
+}
+
+// str reads the string opening at i: an object's key is recorded (at most
+// six containers deep). It returns the string's last byte, and true when
+// the scan is done (the string is cut short, or is a whole element).
+func (sc *shapeScan) str(i int) (int, bool) {
+	head := sc.head
+	j := i + 1
+	for j < len(head) {
+		if head[j] == '\\' {
+			j += 2
+			continue
+		}
+		if head[j] == '"' {
+			break
+		}
+		j++
+	}
+	if j >= len(head) {
+		return j, true
+	}
+	n := len(sc.stack)
+	if n == 0 || sc.stack[n-1].array || !sc.stack[n-1].expectKey {
+		return j, sc.atRoot()
+	}
+	f := &sc.stack[n-1]
+	f.key = string(head[i+1 : j])
+	f.expectKey = false
+	if f.first && n <= 6 {
+		if f.prefix == "" {
+			sc.h.Paths[f.key] = true
+		} else {
+			sc.h.Paths[f.prefix+"."+f.key] = true
+		}
+	}
+	return j, false
+}
+
+// open opens a container; it reports true when the nesting is too deep
+// for any parser to read.
+func (sc *shapeScan) open(c byte) bool {
+	if len(sc.stack) >= 6 {
+		// Deeper containers record no path: build none, so that the
+		// cost stays linear in the nesting (a head of 64 KiB of "["
+		// would otherwise build 64 Ki prefixes of up to 128 KiB).
+		if len(sc.stack) >= MaxDepthCeiling {
+			return true // no parser reads it anyway
+		}
+		sc.stack = append(sc.stack, shapeFrame{array: c == '[', expectKey: c == '{'})
+		return false
+	}
+	p, first := sc.childPrefix()
+	sc.stack = append(sc.stack, shapeFrame{array: c == '[', prefix: p, expectKey: c == '{', first: first})
+	return false
+}
+
+// close closes a container; closing the first element completes it, and
+// closing none (the top-level array, or junk) ends the scan.
+func (sc *shapeScan) close() bool {
+	if len(sc.stack) == 0 {
+		return true
+	}
+	sc.stack = sc.stack[:len(sc.stack)-1]
+	return sc.atRoot()
+}
+
+// comma moves to the next item or key; at the top level it ends the scan.
+func (sc *shapeScan) comma() bool {
+	n := len(sc.stack)
+	if n == 0 {
+		return true
+	}
+	if sc.stack[n-1].array {
+		sc.stack[n-1].item++
+	} else {
+		sc.stack[n-1].expectKey = true
+	}
+	return false
 }
 
 // jsonField is one member of a JSON object: its key, its value's text, and

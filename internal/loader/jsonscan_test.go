@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 )
 
 type scanned struct {
@@ -229,8 +230,10 @@ func checkSplit(t *testing.T, data []byte) {
 			}
 		}
 	}
+	// encoding/json turns the bytes of a key that are not UTF-8 into U+FFFD,
+	// which splitObject leaves as they are: no oracle for such keys.
 	var obj map[string]json.RawMessage
-	if json.Unmarshal(data, &obj) == nil && bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{")) {
+	if utf8.Valid(data) && json.Unmarshal(data, &obj) == nil && bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{")) {
 		fields, err := splitObject(data)
 		if err != nil {
 			t.Fatalf("splitObject on a valid object: %v", err)

@@ -57,7 +57,9 @@ func ReadFile(path string, opts Options, emit func(*transcript.Transcript) error
 	}
 	defer f.Close()
 
-	src, closeSrc, err := openSource(path, f)
+	fileBuf := pooledReader(f)
+	defer putReader(fileBuf)
+	src, closeSrc, err := openSource(path, f, fileBuf)
 	if err != nil {
 		return fail(err.Error())
 	}
@@ -69,7 +71,11 @@ func ReadFile(path string, opts Options, emit func(*transcript.Transcript) error
 		src.R = &capReader{r: src.R, left: lim.MaxDecompressed, max: lim.MaxDecompressed}
 	}
 
-	br := bufio.NewReaderSize(src.R, sniffSize)
+	br := fileBuf // an uncompressed file is read through its own buffer
+	if src.R != io.Reader(fileBuf) {
+		br = pooledReader(src.R)
+		defer putReader(br)
+	}
 	head, perr := br.Peek(sniffSize) // a short file gives a short head and io.EOF
 	src.R = limitedReader{br, src}
 	if perr != nil && perr != io.EOF && len(head) == 0 {
@@ -79,25 +85,44 @@ func ReadFile(path string, opts Options, emit func(*transcript.Transcript) error
 		return fail(fmt.Sprintf("reading: %v", perr))
 	}
 
-	var format Format
-	if opts.Format != "" {
-		if format, err = Lookup(opts.Format); err != nil {
-			return err
-		}
-	} else if format = Detect(path, head); format == nil {
-		if len(bytes.TrimSpace(head)) == 0 {
-			return fail("empty file")
-		}
-		return fail("unrecognised format: no reader claims this file")
+	format, reason, err := formatOf(path, head, opts.Format)
+	if err != nil {
+		return err
 	}
-	err = format.Read(src, func(t *transcript.Transcript) error {
+	if format == nil {
+		return fail(reason)
+	}
+	return readSource(src, format, emit)
+}
+
+// formatOf returns the format named (an error when no reader has that
+// name), or else the one detected from the file's head; with neither, a
+// nil format and why.
+func formatOf(path string, head []byte, name string) (Format, string, error) {
+	if name != "" {
+		format, err := Lookup(name)
+		return format, "", err
+	}
+	if format := Detect(path, head); format != nil {
+		return format, "", nil
+	}
+	if len(bytes.TrimSpace(head)) == 0 {
+		return nil, "empty file", nil
+	}
+	return nil, "unrecognised format: no reader claims this file", nil
+}
+
+// readSource reads src with format and emits its transcripts, each with
+// what the source skipped folded in; lines skipped after the last one make
+// a transcript of their own.
+func readSource(src *Source, format Format, emit func(*transcript.Transcript) error) error {
+	err := format.Read(src, func(t *transcript.Transcript) error {
 		src.settle(t)
 		t.ClassifyTools()
 		return emit(t)
 	})
 	if err == nil && len(src.lost) > 0 {
-		// Lines skipped after the last transcript was emitted.
-		t := &transcript.Transcript{ID: stem(path) + "#file", Path: path, Format: format.Name(), Kind: transcript.KindSession}
+		t := &transcript.Transcript{ID: stem(src.Path) + "#file", Path: src.Path, Format: format.Name(), Kind: transcript.KindSession}
 		src.settle(t)
 		err = emit(t)
 	}
@@ -119,9 +144,24 @@ func fileKind(m os.FileMode) string {
 	return "mode " + m.String()
 }
 
-// openSource wraps f in the decompressor its first bytes call for.
-func openSource(path string, f *os.File) (*Source, func(), error) {
-	br := bufio.NewReaderSize(f, 64<<10)
+// pooledReader returns a reader of lineReaders' (sniffSize bytes of
+// buffer) over r; putReader returns it once the file is read.
+func pooledReader(r io.Reader) *bufio.Reader {
+	br := lineReaders.Get().(*bufio.Reader)
+	br.Reset(r)
+	return br
+}
+
+// putReader returns a reader of pooledReader's to the pool, without its
+// source.
+func putReader(br *bufio.Reader) {
+	br.Reset(nil)
+	lineReaders.Put(br)
+}
+
+// openSource wraps f, read through br, in the decompressor its first bytes
+// call for.
+func openSource(path string, f *os.File, br *bufio.Reader) (*Source, func(), error) {
 	magic, _ := br.Peek(4)
 	src := &Source{Path: path, R: br}
 	for _, m := range zipMagic {

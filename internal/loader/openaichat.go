@@ -316,63 +316,15 @@ func (c *chatConv) message(m *fastjson.Value, line int, where string) {
 			}
 		}
 	case transcript.RoleUser:
-		if c.awaitObs != "" {
-			id := c.awaitObs
-			c.awaitObs = ""
-			text, images, size := joinBlocks(blocks)
-			res := transcript.Block{Kind: transcript.BlockToolResult, ToolID: id, Text: text, Images: images, ImageBytes: size}
-			if code, ok := exitStatus(text); ok {
-				res.IsError = code != 0
-			}
-			msg.Role, blocks = transcript.RoleTool, []transcript.Block{res}
-		} else if len(blocks) > 0 && allResults(blocks) {
-			msg.Role = transcript.RoleTool
-		}
+		blocks = c.userBlocks(&msg, blocks)
 	case transcript.RoleTool:
 		c.awaitObs = ""
 		if !allResults(blocks) || len(blocks) == 0 {
-			text, images, size := joinBlocks(blocks)
-			res := transcript.Block{Kind: transcript.BlockToolResult, ToolID: str(m, "tool_call_id"), ToolName: str(m, "name"),
-				Text: text, Images: images, ImageBytes: size}
-			if e := m.Get("is_error"); e != nil && e.Type() == fastjson.TypeTrue {
-				res.IsError = true
-			} else if code, ok := exitStatus(text); ok {
-				res.IsError = code != 0
-			}
-			blocks = []transcript.Block{res}
+			blocks = []transcript.Block{toolResult(m, blocks)}
 		}
 	case transcript.RoleAssistant:
 		c.awaitObs = ""
-		msg.Model = firstStr(m, "model")
-		if msg.Model == "" {
-			msg.Model = b.t.Model
-		}
-		var why string
-		if msg.Usage, why = usageOf(m.Get("usage")); why != "" {
-			b.problem(line, "%s: %s", where, why)
-		}
-		if r := firstStr(m, "reasoning_content", "reasoning", "thinking"); r != "" {
-			blocks = append([]transcript.Block{{Kind: transcript.BlockThinking, Text: r}}, blocks...)
-		}
-		native := false
-		for _, tc := range m.GetArray("tool_calls") {
-			native = true
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockToolUse, ToolID: str(tc, "id"),
-				ToolName: str(tc, "function", "name"), Input: jsonText(str(tc, "function", "arguments"))})
-		}
-		if fc := m.Get("function_call"); fc != nil && fc.Type() == fastjson.TypeObject {
-			native = true
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockToolUse,
-				ToolName: str(fc, "name"), Input: jsonText(str(fc, "arguments"))})
-		}
-		for i := range blocks {
-			if blocks[i].Kind == transcript.BlockToolUse {
-				native = true
-			}
-		}
-		if !native {
-			blocks = c.textCall(blocks)
-		}
+		blocks = c.assistant(m, &msg, blocks, line, where)
 	}
 	if len(blocks) == 0 && msg.Usage == nil {
 		b.t.Stats.Ignore("empty message")
@@ -381,6 +333,77 @@ func (c *chatConv) message(m *fastjson.Value, line int, where string) {
 	msg.Blocks = blocks
 	b.add(msg)
 	b.parsed()
+}
+
+// userBlocks makes a user message the observation of the action the
+// previous assistant message gave as text, or a tool message when it holds
+// only tool results.
+func (c *chatConv) userBlocks(msg *transcript.Message, blocks []transcript.Block) []transcript.Block {
+	if c.awaitObs != "" {
+		id := c.awaitObs
+		c.awaitObs = ""
+		text, images, size := joinBlocks(blocks)
+		res := transcript.Block{Kind: transcript.BlockToolResult, ToolID: id, Text: text, Images: images, ImageBytes: size}
+		if code, ok := exitStatus(text); ok {
+			res.IsError = code != 0
+		}
+		msg.Role = transcript.RoleTool
+		return []transcript.Block{res}
+	}
+	if len(blocks) > 0 && allResults(blocks) {
+		msg.Role = transcript.RoleTool
+	}
+	return blocks
+}
+
+// toolResult makes a tool message's content one tool result, an error when
+// flagged or when its text reports a non-zero exit status.
+func toolResult(m *fastjson.Value, blocks []transcript.Block) transcript.Block {
+	text, images, size := joinBlocks(blocks)
+	res := transcript.Block{Kind: transcript.BlockToolResult, ToolID: str(m, "tool_call_id"), ToolName: str(m, "name"),
+		Text: text, Images: images, ImageBytes: size}
+	if e := m.Get("is_error"); e != nil && e.Type() == fastjson.TypeTrue {
+		res.IsError = true
+	} else if code, ok := exitStatus(text); ok {
+		res.IsError = code != 0
+	}
+	return res
+}
+
+// assistant reads an assistant message's model, usage, reasoning and tool
+// calls (native ones, or else an action given in its text).
+func (c *chatConv) assistant(m *fastjson.Value, msg *transcript.Message, blocks []transcript.Block, line int, where string) []transcript.Block {
+	msg.Model = firstStr(m, "model")
+	if msg.Model == "" {
+		msg.Model = c.b.t.Model
+	}
+	var why string
+	if msg.Usage, why = usageOf(m.Get("usage")); why != "" {
+		c.b.problem(line, "%s: %s", where, why)
+	}
+	if r := firstStr(m, "reasoning_content", "reasoning", "thinking"); r != "" {
+		blocks = append([]transcript.Block{{Kind: transcript.BlockThinking, Text: r}}, blocks...)
+	}
+	native := false
+	for _, tc := range m.GetArray("tool_calls") {
+		native = true
+		blocks = append(blocks, transcript.Block{Kind: transcript.BlockToolUse, ToolID: str(tc, "id"),
+			ToolName: str(tc, "function", "name"), Input: jsonText(str(tc, "function", "arguments"))})
+	}
+	if fc := m.Get("function_call"); fc != nil && fc.Type() == fastjson.TypeObject {
+		native = true
+		blocks = append(blocks, transcript.Block{Kind: transcript.BlockToolUse,
+			ToolName: str(fc, "name"), Input: jsonText(str(fc, "arguments"))})
+	}
+	for i := range blocks {
+		if blocks[i].Kind == transcript.BlockToolUse {
+			native = true
+		}
+	}
+	if !native {
+		blocks = c.textCall(blocks)
+	}
+	return blocks
 }
 
 // joinBlocks flattens blocks into one text and their image counts.

@@ -137,24 +137,7 @@ func (c *ohConv) action(e *fastjson.Value, act string, line int, where string) {
 	source := str(e, "source")
 	switch act {
 	case "message":
-		text := str(args, "content")
-		if text == "" {
-			text = str(e, "message")
-		}
-		blocks := textBlocks(text, 0, 0)
-		for _, u := range args.GetArray("image_urls") {
-			blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1, ImageBytes: len(u.GetStringBytes())})
-		}
-		if source == "user" {
-			if len(blocks) > 0 {
-				b.add(transcript.Message{Role: transcript.RoleUser, Blocks: blocks, Timestamp: ts, Line: line})
-				b.parsed()
-			} else {
-				b.t.Stats.Ignore("action:message(empty)")
-			}
-			return
-		}
-		c.assistantText(e, blocks, ts, line)
+		c.message(e, args, source, ts, line)
 		return
 	case "system":
 		b.add(transcript.Message{Role: transcript.RoleSystem, Blocks: textBlocks(str(args, "content"), 0, 0), Timestamp: ts, Line: line})
@@ -181,12 +164,50 @@ func (c *ohConv) action(e *fastjson.Value, act string, line int, where string) {
 		return
 	}
 	tcm := e.Get("tool_call_metadata")
+	resp := tcm.Get("model_response")
+	respMsg := resp.Get("choices", "0", "message")
+	call := c.toolCall(e, act, args, tcm, respMsg)
+	b.parsed()
+	text := str(respMsg, "content")
+	if text == "" {
+		text = str(args, "thought")
+	}
+	c.respond(resp, ts, line, textBlocks(text, 0, 0), call)
+}
+
+// message reads a message action: a user's is a message of its own, an
+// agent's assistant text.
+func (c *ohConv) message(e, args *fastjson.Value, source, ts string, line int) {
+	b := c.b
+	text := str(args, "content")
+	if text == "" {
+		text = str(e, "message")
+	}
+	blocks := textBlocks(text, 0, 0)
+	for _, u := range args.GetArray("image_urls") {
+		blocks = append(blocks, transcript.Block{Kind: transcript.BlockImage, Images: 1, ImageBytes: len(u.GetStringBytes())})
+	}
+	if source != "user" {
+		c.assistantText(e, blocks, ts, line)
+		return
+	}
+	if len(blocks) == 0 {
+		b.t.Stats.Ignore("action:message(empty)")
+		return
+	}
+	b.add(transcript.Message{Role: transcript.RoleUser, Blocks: blocks, Timestamp: ts, Line: line})
+	b.parsed()
+}
+
+// toolCall makes the tool call of an agent action act: its id and name
+// from the tool call metadata, its input from the model response's call
+// (else the action's args without the thought), and registers its id for
+// the observation that answers it.
+func (c *ohConv) toolCall(e *fastjson.Value, act string, args, tcm, respMsg *fastjson.Value) transcript.Block {
 	call := transcript.Block{Kind: transcript.BlockToolUse, ToolID: str(tcm, "tool_call_id"), ToolName: str(tcm, "function_name")}
 	if call.ToolName == "" {
 		call.ToolName = act
 	}
-	resp := tcm.Get("model_response")
-	respMsg := resp.Get("choices", "0", "message")
 	for _, tc := range respMsg.GetArray("tool_calls") {
 		if call.ToolID != "" && str(tc, "id") == call.ToolID {
 			call.Input = jsonText(str(tc, "function", "arguments"))
@@ -200,17 +221,12 @@ func (c *ohConv) action(e *fastjson.Value, act string, line int, where string) {
 	}
 	call.Path = str(args, "path")
 	if call.ToolID == "" {
-		call.ToolID = b.newID("oh-")
+		call.ToolID = c.b.newID("oh-")
 	}
 	if id := e.Get("id"); id != nil {
 		c.tools[id.GetInt64()] = call.ToolID
 	}
-	b.parsed()
-	text := str(respMsg, "content")
-	if text == "" {
-		text = str(args, "thought")
-	}
-	c.respond(resp, ts, line, textBlocks(text, 0, 0), call)
+	return call
 }
 
 // assistantText adds assistant text, merged into its model response's

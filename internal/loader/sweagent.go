@@ -104,121 +104,154 @@ func readSWEAgent(b *builder, doc *fastjson.Value, data []byte) {
 			b.bad(0, `neither "history" nor "trajectory" holds any entry`)
 			return
 		}
-		lines := elementLines(data, 1, "trajectory", len(steps))
-		for i, st := range steps {
-			b.record()
-			line := lineOf(lines, i, 1)
-			if st.Type() != fastjson.TypeObject {
-				b.bad(line, "trajectory[%d] is a %s, want an object", i, st.Type())
-				continue
-			}
-			m := transcript.Message{Role: transcript.RoleAssistant, Model: b.t.Model, Line: line}
-			if t := str(st, "thought"); t != "" {
-				m.Blocks = append(m.Blocks, transcript.Block{Kind: transcript.BlockText, Text: t})
-			}
-			action := str(st, "action")
-			var call transcript.Block
-			if strings.TrimSpace(action) != "" {
-				call = sweActionBlock(action)
-				m.Blocks = append(m.Blocks, call)
-			}
-			if len(m.Blocks) == 0 {
-				b.t.Stats.Ignore("empty step")
-				continue
-			}
-			b.add(m)
-			if call.Kind == transcript.BlockToolUse {
-				b.add(transcript.Message{Role: transcript.RoleTool, Line: line,
-					Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, Text: str(st, "observation")}}})
-			}
-			b.parsed()
-		}
+		sweTrajectory(b, steps, elementLines(data, 1, "trajectory", len(steps)))
 		return
 	}
 	lines := elementLines(data, 1, "history", len(history))
-	awaitObs := false
-	// alias maps a tool-call id to the name its latest call got.
-	alias, used := map[string]string{}, map[string]bool{}
-	for i, h := range history {
+	h := sweHistory{b: b, alias: map[string]string{}, used: map[string]bool{}}
+	for i, e := range history {
+		b.record()
+		h.entry(i, e, lineOf(lines, i, 1))
+	}
+}
+
+// sweTrajectory reads the steps of an older trajectory (no history): each
+// a thought and an action, answered by its observation.
+func sweTrajectory(b *builder, steps []*fastjson.Value, lines []int) {
+	for i, st := range steps {
 		b.record()
 		line := lineOf(lines, i, 1)
-		where := fmt.Sprintf("history[%d]", i)
-		if h.Type() != fastjson.TypeObject {
-			b.bad(line, "%s is a %s, want an object", where, h.Type())
+		if st.Type() != fastjson.TypeObject {
+			b.bad(line, "trajectory[%d] is a %s, want an object", i, st.Type())
 			continue
 		}
-		text, images, size := textOf(h.Get("content"))
-		role := str(h, "role")
-		switch role {
-		case "system":
-			awaitObs = false
-			b.add(transcript.Message{Role: transcript.RoleSystem, Blocks: textBlocks(text, images, size), Line: line})
-		case "user":
-			if awaitObs {
-				awaitObs = false
-				b.add(transcript.Message{Role: transcript.RoleTool, Line: line,
-					Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, Text: text, Images: images, ImageBytes: size}}})
-				break
-			}
-			b.add(transcript.Message{Role: transcript.RoleUser, Blocks: textBlocks(text, images, size), IsMeta: h.GetBool("is_demo"), Line: line})
-		case "tool":
-			awaitObs = false
-			ids := h.GetArray("tool_call_ids")
-			var blocks []transcript.Block
-			for k, id := range ids {
-				tid := string(id.GetStringBytes())
-				if a, ok := alias[tid]; ok {
-					tid = a
-				}
-				bl := transcript.Block{Kind: transcript.BlockToolResult, ToolID: tid}
-				if k == 0 {
-					bl.Text, bl.Images, bl.ImageBytes = text, images, size
-				}
-				blocks = append(blocks, bl)
-			}
-			if len(blocks) == 0 {
-				blocks = []transcript.Block{{Kind: transcript.BlockToolResult, Text: text, Images: images, ImageBytes: size}}
-			}
-			b.add(transcript.Message{Role: transcript.RoleTool, Blocks: blocks, Line: line})
-		case "assistant":
-			awaitObs = false
-			m := transcript.Message{Role: transcript.RoleAssistant, Model: b.t.Model, Line: line}
-			calls := h.GetArray("tool_calls")
-			action := str(h, "action")
-			if len(calls) == 0 && strings.TrimSpace(action) != "" {
-				if t := str(h, "thought"); t != "" {
-					text = t
-				}
-			}
-			m.Blocks = textBlocks(text, images, size)
-			for _, tc := range calls {
-				id := str(tc, "id")
-				if id != "" {
-					name := id
-					if used[id] {
-						name = fmt.Sprintf("%s#%d", id, i)
-					}
-					used[id], alias[id] = true, name
-					id = name
-				}
-				m.Blocks = append(m.Blocks, transcript.Block{Kind: transcript.BlockToolUse, ToolID: id,
-					ToolName: str(tc, "function", "name"), Input: jsonText(str(tc, "function", "arguments"))})
-			}
-			if len(calls) == 0 && strings.TrimSpace(action) != "" {
-				m.Blocks = append(m.Blocks, sweActionBlock(action))
-				awaitObs = true
-			}
-			if len(m.Blocks) == 0 {
-				b.t.Stats.Ignore("empty message")
-				continue
-			}
-			b.add(m)
-		default:
-			b.bad(line, "%s: unknown role %q, message skipped", where, role)
+		m := transcript.Message{Role: transcript.RoleAssistant, Model: b.t.Model, Line: line}
+		if t := str(st, "thought"); t != "" {
+			m.Blocks = append(m.Blocks, transcript.Block{Kind: transcript.BlockText, Text: t})
+		}
+		action := str(st, "action")
+		var call transcript.Block
+		if strings.TrimSpace(action) != "" {
+			call = sweActionBlock(action)
+			m.Blocks = append(m.Blocks, call)
+		}
+		if len(m.Blocks) == 0 {
+			b.t.Stats.Ignore("empty step")
 			continue
+		}
+		b.add(m)
+		if call.Kind == transcript.BlockToolUse {
+			b.add(transcript.Message{Role: transcript.RoleTool, Line: line,
+				Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, Text: str(st, "observation")}}})
 		}
 		b.parsed()
 	}
+}
+
+// sweHistory reads the entries of a trajectory's history.
+type sweHistory struct {
+	b *builder
+	// awaitObs is set after an action given as text: the next user entry
+	// is its observation.
+	awaitObs bool
+	// alias maps a tool-call id to the name its latest call got; used
+	// holds the ids met.
+	alias map[string]string
+	used  map[string]bool
+}
+
+// entry reads history entry i, on the given line.
+func (h *sweHistory) entry(i int, e *fastjson.Value, line int) {
+	b := h.b
+	where := fmt.Sprintf("history[%d]", i)
+	if e.Type() != fastjson.TypeObject {
+		b.bad(line, "%s is a %s, want an object", where, e.Type())
+		return
+	}
+	text, images, size := textOf(e.Get("content"))
+	role := str(e, "role")
+	switch role {
+	case "system":
+		h.awaitObs = false
+		b.add(transcript.Message{Role: transcript.RoleSystem, Blocks: textBlocks(text, images, size), Line: line})
+	case "user":
+		if h.awaitObs {
+			h.awaitObs = false
+			b.add(transcript.Message{Role: transcript.RoleTool, Line: line,
+				Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, Text: text, Images: images, ImageBytes: size}}})
+			break
+		}
+		b.add(transcript.Message{Role: transcript.RoleUser, Blocks: textBlocks(text, images, size), IsMeta: e.GetBool("is_demo"), Line: line})
+	case "tool":
+		h.awaitObs = false
+		b.add(transcript.Message{Role: transcript.RoleTool, Blocks: h.results(e, text, images, size), Line: line})
+	case "assistant":
+		h.awaitObs = false
+		m := h.assistant(i, e, text, images, size, line)
+		if len(m.Blocks) == 0 {
+			b.t.Stats.Ignore("empty message")
+			return
+		}
+		b.add(m)
+	default:
+		b.bad(line, "%s: unknown role %q, message skipped", where, role)
+		return
+	}
+	b.parsed()
+}
+
+// results makes the tool results of a tool entry, one per tool_call_ids
+// entry (the content goes to the first), or one without an id.
+func (h *sweHistory) results(e *fastjson.Value, text string, images, size int) []transcript.Block {
+	var blocks []transcript.Block
+	for k, id := range e.GetArray("tool_call_ids") {
+		tid := string(id.GetStringBytes())
+		if a, ok := h.alias[tid]; ok {
+			tid = a
+		}
+		bl := transcript.Block{Kind: transcript.BlockToolResult, ToolID: tid}
+		if k == 0 {
+			bl.Text, bl.Images, bl.ImageBytes = text, images, size
+		}
+		blocks = append(blocks, bl)
+	}
+	if len(blocks) == 0 {
+		blocks = []transcript.Block{{Kind: transcript.BlockToolResult, Text: text, Images: images, ImageBytes: size}}
+	}
+	return blocks
+}
+
+// assistant makes the message of assistant entry i: its text (the thought
+// when the action is given as text) and its tool calls, a reused call id
+// renamed so that each call has its own.
+func (h *sweHistory) assistant(i int, e *fastjson.Value, text string, images, size, line int) transcript.Message {
+	m := transcript.Message{Role: transcript.RoleAssistant, Model: h.b.t.Model, Line: line}
+	calls := e.GetArray("tool_calls")
+	action := str(e, "action")
+	if len(calls) == 0 && strings.TrimSpace(action) != "" {
+		if t := str(e, "thought"); t != "" {
+			text = t
+		}
+	}
+	m.Blocks = textBlocks(text, images, size)
+	for _, tc := range calls {
+		id := str(tc, "id")
+		if id != "" {
+			name := id
+			if h.used[id] {
+				name = fmt.Sprintf("%s#%d", id, i)
+			}
+			h.used[id], h.alias[id] = true, name
+			id = name
+		}
+		m.Blocks = append(m.Blocks, transcript.Block{Kind: transcript.BlockToolUse, ToolID: id,
+			ToolName: str(tc, "function", "name"), Input: jsonText(str(tc, "function", "arguments"))})
+	}
+	if len(calls) == 0 && strings.TrimSpace(action) != "" {
+		m.Blocks = append(m.Blocks, sweActionBlock(action))
+		h.awaitObs = true
+	}
+	return m
 }
 
 // textBlocks is a text block (when text is not empty) and an image block

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
 )
@@ -31,20 +32,187 @@ import (
 const MaxTokenCount = 1_000_000_000
 
 // lastWins deletes, in every object of v, the members whose key appears
-// again later in the same object, so that Get finds the last one. One
-// walker serves a whole record, so that the walk allocates nothing unless
-// a duplicate is found.
-func lastWins(v *fastjson.Value) {
+// again later in the same object, so that Get finds the last one. It also
+// decodes every string of v, so that MarshalTo renders v the same whatever
+// was read of it before. One walker serves a whole record, so that the walk
+// allocates nothing unless a duplicate is found.
+func lastWins(v *fastjson.Value) { dedupWalk(v, true) }
+
+// lastWinsLazy is lastWins without decoding the strings: a string is decoded
+// when it is read, so the ones never read (a record's UI-only fields) cost
+// nothing. A reader using it must render a value with marshal, never
+// MarshalTo, to get the text lastWins would give.
+func lastWinsLazy(v *fastjson.Value) { dedupWalk(v, false) }
+
+// lastWinsTop is lastWinsLazy for a record whose members are read below
+// their top level only when deep names them: the values of the others are
+// never looked into (a Claude Code record's toolUseResult, often most of
+// its bytes), so their duplicate keys cannot matter and are not looked for.
+// The record's own duplicate keys are deleted as always.
+func lastWinsTop(v *fastjson.Value, deep map[string]bool) {
+	if v.GetObject() == nil {
+		lastWinsLazy(v)
+		return
+	}
+	w := dedups.Get().(*dedup)
+	w.decode, w.deep = false, deep
+	w.walk(v)
+	w.release()
+}
+
+// dedupWalk runs a pooled walker over v.
+func dedupWalk(v *fastjson.Value, decode bool) {
 	if v == nil {
 		return
 	}
+	if v.GetObject() == nil && v.GetArray() == nil {
+		if decode {
+			v.Type()
+		}
+		return
+	}
+	w := dedups.Get().(*dedup)
+	w.decode = decode
+	w.walk(v)
+	w.release()
+}
+
+// release resets a walker and returns it to the pool.
+func (w *dedup) release() {
+	clear(w.keys[:cap(w.keys)]) // drop the references to v's keys
+	w.keys, w.dups, w.base, w.deep = w.keys[:0], w.dups[:0], 0, nil
+	dedups.Put(w)
+}
+
+// marshal appends the JSON of v, a value lastWinsLazy walked, as
+// MarshalTo renders it after lastWins: strings and keys decoded, then
+// quoted again as fastjson quotes them (quoteJSON); numbers and literals as
+// written.
+func marshal(dst []byte, v *fastjson.Value) []byte {
 	switch v.Type() {
-	case fastjson.TypeObject, fastjson.TypeArray:
-		w := dedups.Get().(*dedup)
-		w.walk(v)
-		clear(w.keys[:cap(w.keys)]) // drop the references to v's keys
-		w.keys, w.dups, w.base = w.keys[:0], w.dups[:0], 0
-		dedups.Put(w)
+	case fastjson.TypeObject:
+		dst = append(dst, '{')
+		first := true
+		v.GetObject().Visit(func(k []byte, x *fastjson.Value) {
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = quoteJSON(dst, k)
+			dst = append(dst, ':')
+			dst = marshal(dst, x)
+		})
+		return append(dst, '}')
+	case fastjson.TypeArray:
+		dst = append(dst, '[')
+		for i, x := range v.GetArray() {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = marshal(dst, x)
+		}
+		return append(dst, ']')
+	case fastjson.TypeString:
+		return quoteJSON(dst, v.GetStringBytes())
+	}
+	return v.MarshalTo(dst)
+}
+
+// quoteJSON appends s quoted as fastjson's MarshalTo quotes a decoded
+// string: as it is when it holds no '"', '\\' or control character, else
+// as strconv.AppendQuote does, byte for byte. Runs of printable ASCII are
+// copied whole, which strconv's rune-by-rune loop does not do.
+func quoteJSON(dst, s []byte) []byte {
+	dst = append(dst, '"')
+	if !specialChars(s) {
+		return append(append(dst, s...), '"')
+	}
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] >= ' ' && s[j] < 0x7f && s[j] != '"' && s[j] != '\\' {
+			j++
+		}
+		dst = append(dst, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			dst = escapeASCII(dst, c)
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRune(s[i:])
+		switch {
+		case w == 1: // not UTF-8
+			dst = append(dst, '\\', 'x', lowerHex[s[i]>>4], lowerHex[s[i]&0xf])
+		case strconv.IsPrint(r):
+			dst = append(dst, s[i:i+w]...)
+		case r < 0x10000:
+			dst = append(dst, '\\', 'u')
+			for sh := 12; sh >= 0; sh -= 4 {
+				dst = append(dst, lowerHex[r>>uint(sh)&0xf])
+			}
+		default:
+			dst = append(dst, '\\', 'U')
+			for sh := 28; sh >= 0; sh -= 4 {
+				dst = append(dst, lowerHex[r>>uint(sh)&0xf])
+			}
+		}
+		i += w
+	}
+	return append(dst, '"')
+}
+
+const lowerHex = "0123456789abcdef"
+
+// specialChars reports whether s holds a '"', '\\' or control character:
+// the strings fastjson quotes with strconv rather than as they are.
+func specialChars(s []byte) bool {
+	if bytes.IndexByte(s, '"') >= 0 || bytes.IndexByte(s, '\\') >= 0 {
+		return true
+	}
+	for _, c := range s {
+		if c < ' ' {
+			return true
+		}
+	}
+	return false
+}
+
+// escapeASCII appends an ASCII byte that is not printable, or is '"' or
+// '\\', as strconv.Quote escapes it.
+func escapeASCII(dst []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(dst, '\\', c)
+	case '\a':
+		return append(dst, '\\', 'a')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	case '\v':
+		return append(dst, '\\', 'v')
+	}
+	return append(dst, '\\', 'x', lowerHex[c>>4], lowerHex[c&0xf])
+}
+
+// decodeAll decodes every string and key of v (Type decodes a string,
+// Visit an object's keys).
+func decodeAll(v *fastjson.Value) {
+	switch v.Type() {
+	case fastjson.TypeObject:
+		v.GetObject().Visit(func(_ []byte, x *fastjson.Value) { decodeAll(x) })
+	case fastjson.TypeArray:
+		for _, x := range v.GetArray() {
+			decodeAll(x)
+		}
 	}
 }
 
@@ -63,12 +231,18 @@ type dedup struct {
 	keys [][]byte
 	base int
 	dups []string
+	// decode makes the walk decode every string (lastWins).
+	decode bool
+	// deep, while the members of the top-level object are visited, names
+	// the members walked into (lastWinsTop); nil everywhere else.
+	deep map[string]bool
 }
 
+// walk visits an object's members or an array's elements; a scalar is
+// decoded when the walk decodes, else left as it is. GetObject and GetArray
+// test the type without decoding a string, which Type would.
 func (w *dedup) walk(v *fastjson.Value) {
-	switch v.Type() {
-	case fastjson.TypeObject:
-		o, _ := v.Object()
+	if o := v.GetObject(); o != nil {
 		if o.Len() == 0 {
 			return
 		}
@@ -81,10 +255,16 @@ func (w *dedup) walk(v *fastjson.Value) {
 			o.Del(k) // deletes the first member named k
 		}
 		w.dups = w.dups[:ndups]
-	case fastjson.TypeArray:
-		for _, x := range v.GetArray() {
+		return
+	}
+	if a := v.GetArray(); a != nil {
+		for _, x := range a {
 			w.walk(x)
 		}
+		return
+	}
+	if w.decode {
+		v.Type()
 	}
 }
 
@@ -98,10 +278,16 @@ func (w *dedup) visit(k []byte, x *fastjson.Value) {
 		}
 		w.keys = append(w.keys, k)
 	}
-	switch x.Type() {
-	case fastjson.TypeObject, fastjson.TypeArray:
+	if deep := w.deep; deep != nil {
+		if (x.GetObject() == nil && x.GetArray() == nil) || !deep[string(k)] {
+			return // a scalar has nothing to walk: spare the lookup
+		}
+		w.deep = nil
 		w.walk(x)
+		w.deep = deep
+		return
 	}
+	w.walk(x)
 }
 
 // countAt reads the token count at keys in u. Absent or null, it is 0.

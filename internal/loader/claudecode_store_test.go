@@ -1,0 +1,97 @@
+package loader
+
+import (
+	"strconv"
+	"testing"
+)
+
+// TestNodeList adds and drops nodes across chunk boundaries: indices keep
+// their nodes, and past the first chunk (which grows as a slice) a node's
+// address never moves.
+func TestNodeList(t *testing.T) {
+	var l nodeList
+	var addrs []*node
+	for i := range 3*nodeChunk + 5 {
+		nd := l.add(nodeUser)
+		nd.line = i
+		addrs = append(addrs, nd)
+		if i%7 == 0 { // a bad record: added, then dropped
+			l.drop()
+			nd = l.add(nodeAssistant)
+			nd.line = i
+			addrs[i] = nd
+		}
+	}
+	if l.len() != len(addrs) {
+		t.Fatalf("len = %d, want %d", l.len(), len(addrs))
+	}
+	for i, want := range addrs {
+		if got := l.at(i); got.line != i || (i >= nodeChunk && got != want) {
+			t.Fatalf("node %d: %p line %d, want %p line %d", i, got, got.line, want, i)
+		}
+		if wantKind := nodeUser; i%7 == 0 && l.at(i).kind != nodeAssistant || i%7 != 0 && l.at(i).kind != wantKind {
+			t.Fatalf("node %d: kind %d", i, l.at(i).kind)
+		}
+	}
+}
+
+// TestRecordStrings: flush sets every field added, texts and short strings
+// alike, from bytes that may be overwritten afterwards; reset sets none.
+func TestRecordStrings(t *testing.T) {
+	var a recordStrings
+	fields := make([]string, 6)
+	buf := []byte("uuid-1|some text|Bash|")
+	a.add(&fields[0], buf[0:6])
+	a.addText(&fields[1], buf[7:16])
+	a.add(&fields[2], buf[17:21])
+	a.add(&fields[3], nil)
+	start := len(a.scratch)
+	a.scratch = strconv.AppendQuote(a.scratch, "input")
+	a.addText(&fields[4], a.scratch[start:])
+	a.flush()
+	copy(buf, "XXXXXXXXXXXXXXXXXXXXXX") // the parser's bytes are reused
+	want := []string{"uuid-1", "some text", "Bash", "", `"input"`, ""}
+	for i := range want {
+		if fields[i] != want[i] {
+			t.Errorf("field %d = %q, want %q", i, fields[i], want[i])
+		}
+	}
+	a.add(&fields[5], []byte("dropped"))
+	a.reset()
+	a.flush()
+	if fields[5] != "" {
+		t.Errorf("a reset field was set: %q", fields[5])
+	}
+}
+
+// TestResultJoin: a tool_result's content list becomes its texts joined
+// by newlines, a newline before each text unless the text so far is empty.
+func TestResultJoin(t *testing.T) {
+	tests := []struct {
+		parts string
+		want  string
+	}{
+		{`"a"`, "a"},
+		{`"", "b"`, "b"},
+		{`"a", ""`, "a\n"},
+		{`"a", "b", "c"`, "a\nb\nc"},
+		{`"a", "", "b"`, "a\n\nb"},
+		{`"", "", "b", "c"`, "b\nc"},
+		{`{"type":"image","source":{"data":""}}, "x"`, "x"},
+		{`{"type":"text","text":"t"}, {"type":"document","source":{"type":"text","data":"d"}}`, "t\nd"},
+		{``, ""},
+	}
+	for _, tt := range tests {
+		line := `{"type":"assistant","uuid":"a1","parentUuid":null,"sessionId":"s","message":{"id":"m","role":"assistant","model":"x","content":[` +
+			`{"type":"tool_use","id":"t1","name":"Bash","input":{}}]}}` + "\n" +
+			`{"type":"user","uuid":"u1","parentUuid":"a1","sessionId":"s","message":{"role":"user","content":[` +
+			`{"type":"tool_result","tool_use_id":"t1","content":[` + tt.parts + `]}]}}` + "\n"
+		tr := readString(t, "join.jsonl", line, "")[0]
+		if len(tr.Messages) != 2 {
+			t.Fatalf("%s: %d messages, problems %v", tt.parts, len(tr.Messages), tr.Problems)
+		}
+		if got := tr.Messages[1].Blocks[0].Text; got != tt.want {
+			t.Errorf("%s: text %q, want %q", tt.parts, got, tt.want)
+		}
+	}
+}
