@@ -128,33 +128,48 @@ func IndexFacts(t *transcript.Transcript) *FactIndex {
 // message i's from start[i] to start[i+1]. Lines that can be line facts are
 // indexed in ix.lines.
 func (ix *FactIndex) extractAll(t *transcript.Transcript) (per []int32, start []int) {
-	var ex extractor
-	var mi int32     // the message being indexed
-	var last []int32 // per fact id, the last message it was found in
+	in := indexer{ix: ix}
+	ex := extractor{idx: &in}
 	start = make([]int, len(t.Messages)+1)
-	ex.lineFn = func(line string) { ix.lines[line] = appendOnce(ix.lines[line], mi) }
-	// One lookup per occurrence: a fact is new to this message when it
-	// was last found in an earlier one.
-	ex.emit = func(f Fact) {
-		ids := ix.ids[f.Kind]
-		id, ok := ids[f.Text]
-		if !ok {
-			id = int32(len(ix.facts))
-			ids[f.Text] = id
-			ix.facts = append(ix.facts, f)
-			last = append(last, -1)
-		}
-		if last[id] != mi {
-			last[id] = mi
-			per = append(per, id)
-		}
-	}
 	for i := range t.Messages {
-		mi = int32(i)
+		in.mi = int32(i)
 		ex.message(&t.Messages[i])
-		start[i+1] = len(per)
+		start[i+1] = len(in.per)
 	}
-	return per, start
+	return in.per, start
+}
+
+// indexer receives an extractor's facts and lines while IndexFacts runs:
+// it gives each distinct fact an id and lists each message's distinct ids.
+type indexer struct {
+	ix   *FactIndex
+	mi   int32   // the message being indexed
+	last []int32 // per fact id, the last message it was found in
+	per  []int32 // the distinct fact ids of every message so far
+}
+
+// fact takes a fact found in the current message: one lookup per
+// occurrence; a fact is new to this message when it was last found in an
+// earlier one.
+func (in *indexer) fact(f Fact) {
+	ix := in.ix
+	ids := ix.ids[f.Kind]
+	id, ok := ids[f.Text]
+	if !ok {
+		id = int32(len(ix.facts))
+		ids[f.Text] = id
+		ix.facts = append(ix.facts, f)
+		in.last = append(in.last, -1)
+	}
+	if in.last[id] != in.mi {
+		in.last[id] = in.mi
+		in.per = append(in.per, id)
+	}
+}
+
+// line notes a line that can be a line fact in the current message.
+func (in *indexer) line(l string) {
+	in.ix.lines[l] = appendOnce(in.ix.lines[l], in.mi)
 }
 
 // occurrences lists, for each of n fact ids, the messages it was found in,
@@ -258,14 +273,34 @@ type extractor struct {
 	// lineFn, when set, receives every line that can be a line fact
 	// (commands, error-looking lines), for the occurrence index.
 	lineFn func(string)
+	// idx, when set, receives every fact found (repeats included) and
+	// every line that can be a line fact, instead of out and lineFn.
+	idx *indexer
 	// emit, when set, receives every fact found (repeats included) instead
 	// of the deduplicated out list.
 	emit func(Fact)
 	cues cueText
 }
 
+// lines reports whether the extractor passes on lines for the occurrence
+// index.
+func (ex *extractor) lines() bool { return ex.lineFn != nil || ex.idx != nil }
+
+// line passes on a line that can be a line fact.
+func (ex *extractor) line(l string) {
+	if ex.idx != nil {
+		ex.idx.line(l)
+	} else if ex.lineFn != nil {
+		ex.lineFn(l)
+	}
+}
+
 func (ex *extractor) add(k FactKind, s string) {
 	f := Fact{k, s}
+	if ex.idx != nil {
+		ex.idx.fact(f)
+		return
+	}
 	if ex.emit != nil {
 		ex.emit(f)
 		return
@@ -293,16 +328,14 @@ func (ex *extractor) message(m *transcript.Message) []Fact {
 			if c := firstLine(b.Command); len(c) >= 2 {
 				c = clip(c, 300)
 				ex.add(FactCommand, c)
-				if ex.lineFn != nil {
-					ex.lineFn(c)
-				}
+				ex.line(c)
 			}
 		case transcript.BlockToolResult:
 			ex.words(b.Text)
 			ex.errorLines(b.Text, b.IsError, 5)
 		default:
 			ex.words(b.Text)
-			if ex.lineFn != nil {
+			if ex.lines() {
 				ex.errorLines(b.Text, false, 0)
 			}
 			if m.Role == transcript.RoleUser && !m.IsMeta && b.Kind == transcript.BlockText {
@@ -325,7 +358,8 @@ func (ex *extractor) errorLines(text string, failed bool, limit int) {
 		}
 	}
 	n := 0
-	for len(text) > 0 && (n < limit || ex.lineFn != nil) {
+	lines := ex.lines()
+	for len(text) > 0 && (n < limit || lines) {
 		at := errorAt(text)
 		if at < 0 {
 			return
@@ -344,8 +378,8 @@ func (ex *extractor) errorLines(text string, failed bool, limit int) {
 		if len(line) < 8 || len(line) > 300 {
 			continue
 		}
-		if ex.lineFn != nil {
-			ex.lineFn(line)
+		if lines {
+			ex.line(line)
 		}
 		if n < limit {
 			ex.add(FactError, line)
