@@ -541,39 +541,48 @@ func (ex *extractor) words(text string) {
 		if h < 0 {
 			return
 		}
-		i, j := h, h+1
+		i := h
 		for i > pos && wordClass[text[i-1]]&classSep == 0 {
 			i--
 		}
-		for j < len(text) && wordClass[text[j]]&classSep == 0 {
-			j++
-		}
-		ex.wordAt(text, i, j)
-		pos = j
-	}
-}
-
-// wordAt looks at the word text[i:j] (a maximal run of non-separators).
-func (ex *extractor) wordAt(text string, i, j int) {
-	var seen, prev uint8
-	for k := i; k < j; k++ {
-		c := wordClass[text[k]]
-		seen |= c
-		if c&classUpper != 0 && prev&classLower != 0 {
-			seen |= classIdent
-		}
-		prev = c
-	}
-	pathy, identy := seen&classPath != 0, seen&classIdent != 0
-	// A JSON key ("file_path": ...) is structure, not a fact.
-	key := j+1 < len(text) && text[j] == '"' && text[j+1] == ':'
-	if (pathy || identy) && !key && j-i >= 3 {
-		if pathy {
-			if identy || !plainWord(text[i:j]) {
-				ex.word(text[i:j])
+		// One pass over the word finds its end and its shape: the classes
+		// of its bytes, whether an upper-case letter follows a lower-case
+		// one, whether it has a slash, and where its first dot and its last
+		// byte other than . : ? are (plainWord).
+		var seen, prev uint8
+		dot, keep := -1, -1
+		j := i
+		for ; j < len(text); j++ {
+			c := wordClass[text[j]]
+			if c&classSep != 0 {
+				break
 			}
-		} else {
-			ex.ident(text[i:j])
+			if c&classUpper != 0 && prev&classLower != 0 {
+				seen |= classIdent
+			}
+			if c&classTrim == 0 {
+				keep = j
+			} else if c&classDot != 0 && dot < 0 {
+				dot = j
+			}
+			seen |= c
+			prev = c
+		}
+		pos = j
+		// A JSON key ("file_path": ...) is structure, not a fact.
+		if j-i < 3 || j+1 < len(text) && text[j] == '"' && text[j+1] == ':' {
+			continue
+		}
+		w := text[i:j]
+		switch {
+		case seen&classPath != 0:
+			// A plain word (no slash, no dot before its trailing . : ?)
+			// without an identifier's shape holds no fact.
+			if seen&(classIdent|classSlash) != 0 || dot >= 0 && dot < keep {
+				ex.word(w)
+			}
+		case seen&classIdent != 0:
+			ex.ident(w)
 		}
 	}
 }
@@ -660,6 +669,9 @@ const (
 	classIdent
 	classUpper
 	classLower
+	classSlash // / and \
+	classDot   // .
+	classTrim  // . : ?, which word trims from a word's end
 )
 
 var wordClass = func() (t [256]uint8) {
@@ -667,8 +679,14 @@ var wordClass = func() (t [256]uint8) {
 		switch {
 		case sepTable[c]:
 			t[c] = classSep
-		case c == '/' || c == '\\' || c == '.' || c == ':':
-			t[c] = classPath
+		case c == '/' || c == '\\':
+			t[c] = classPath | classSlash
+		case c == '.':
+			t[c] = classPath | classDot | classTrim
+		case c == ':':
+			t[c] = classPath | classTrim
+		case c == '?':
+			t[c] = classTrim
 		case c == '_':
 			t[c] = classIdent
 		case c >= 'A' && c <= 'Z':
