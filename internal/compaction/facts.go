@@ -110,8 +110,11 @@ func IndexFacts(t *transcript.Transcript) *FactIndex {
 		}
 	}
 	n := len(ix.facts)
-	ix.occ = occurrences(per, start, n)
-	ix.base = make([]int32, n)
+	// The file names of paths (baseOf) join the facts below: room for
+	// them saves copying occ and base as they grow.
+	room := n + n/2 + 8
+	ix.occ = occurrences(per, start, n, room)
+	ix.base = make([]int32, n, room)
 	for id := range n {
 		f := ix.facts[id]
 		if f.Kind.isLine() {
@@ -173,8 +176,9 @@ func (in *indexer) line(l string) {
 }
 
 // occurrences lists, for each of n fact ids, the messages it was found in,
-// ascending, all in one array (per and start as extractAll returns them).
-func occurrences(per []int32, start []int, n int) [][]int32 {
+// ascending, all in one array (per and start as extractAll returns them),
+// in a slice of capacity c ≥ n.
+func occurrences(per []int32, start []int, n, c int) [][]int32 {
 	at := make([]int32, n+1) // at[id] is where id's list begins in flat
 	for _, id := range per {
 		at[id+1]++
@@ -190,7 +194,7 @@ func occurrences(per []int32, start []int, n int) [][]int32 {
 			next[id]++
 		}
 	}
-	occ := make([][]int32, n)
+	occ := make([][]int32, n, c)
 	for id := range n {
 		if at[id] < at[id+1] {
 			occ[id] = flat[at[id]:at[id+1]:at[id+1]]

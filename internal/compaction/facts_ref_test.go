@@ -423,7 +423,7 @@ func refIndexFacts(t *transcript.Transcript) *FactIndex {
 		}
 	}
 	n := len(ix.facts)
-	ix.occ = occurrences(per, start, n)
+	ix.occ = occurrences(per, start, n, n)
 	ix.base = make([]int32, n)
 	for id := range n {
 		f := ix.facts[id]
