@@ -731,7 +731,7 @@ func (ex *extractor) word(w string) {
 		return
 	}
 	w = stripLineSuffix(w)
-	if k := strings.Index(w, "::"); k > 0 { // tests/a.py::test_x, pkg::mod::f
+	if k := colons(w); k > 0 { // tests/a.py::test_x, pkg::mod::f
 		ex.word(w[:k])
 		ex.word(w[k+2:])
 		return
@@ -741,6 +741,19 @@ func (ex *extractor) word(w string) {
 		return
 	}
 	ex.ident(w)
+}
+
+// colons is strings.Index(w, "::"), looking for a colon first: most words
+// have none.
+func colons(w string) int {
+	c := strings.IndexByte(w, ':')
+	if c < 0 {
+		return -1
+	}
+	if k := strings.Index(w[c:], "::"); k >= 0 {
+		return c + k
+	}
+	return -1
 }
 
 // ident adds the identifiers of a word, also inside dotted or slashed words
