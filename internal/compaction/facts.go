@@ -666,7 +666,9 @@ var sepTable = func() (t [256]bool) {
 
 // wordClass classifies bytes for words: separators (sepTable), the bytes
 // that make a word path-like (/ \ . :) or identifier-like (_), and upper-
-// and lower-case ASCII letters (an upper after a lower is identifier-like).
+// and lower-case ASCII letters (an upper after a lower is identifier-like),
+// plus the bytes words tells plain words by (plainWord): slashes, the dot,
+// and the bytes word trims from a word's end.
 const (
 	classSep = 1 << iota
 	classPath
