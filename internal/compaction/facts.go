@@ -759,14 +759,37 @@ func colons(w string) int {
 }
 
 // ident adds the identifiers of a word, also inside dotted or slashed words
-// (obj.methodName).
+// (obj.methodName): the runs of identifier bytes that isCodeIdent accepts,
+// judged in the same pass that finds each run's end.
 func (ex *extractor) ident(w string) {
 	for len(w) > 0 {
+		// letters counts the run's letters; hump is an upper-case letter
+		// after a lower-case one; inner an underscore between two other
+		// bytes (pend: an underscore after another byte, not yet followed
+		// by one).
+		var letters int
+		var hump, other, pend, inner bool
+		var prev uint8
 		k := 0
-		for k < len(w) && isIdent(w[k]) {
-			k++
+		for ; k < len(w); k++ {
+			c := identClass[w[k]]
+			if c == 0 {
+				break
+			}
+			switch {
+			case c&icUnder != 0:
+				pend = other
+			default:
+				inner = inner || pend
+				other = true
+				if c&(icUpper|icLower) != 0 {
+					letters++
+					hump = hump || c&icUpper != 0 && prev&icLower != 0
+				}
+			}
+			prev = c
 		}
-		if k >= 5 && isCodeIdent(w[:k]) {
+		if k >= 5 && w[0]-'0' > 9 && (inner && letters >= 3 || !inner && hump) {
 			ex.add(FactIdent, w[:k])
 		}
 		if k == len(w) {
@@ -775,6 +798,28 @@ func (ex *extractor) ident(w string) {
 		w = w[k+1:]
 	}
 }
+
+// identClass classifies the bytes of identifiers (isIdent): an
+// underscore, an upper- or lower-case ASCII letter, or a digit; 0 for any
+// other byte.
+const (
+	icUnder = 1 << iota
+	icUpper
+	icLower
+	icDigit
+)
+
+var identClass = func() (t [256]uint8) {
+	t['_'] = icUnder
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = icUpper
+		t[c+'a'-'A'] = icLower
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = icDigit
+	}
+	return t
+}()
 
 // stripLineSuffix drops a ":line" or ":line:col" position (auth.go:42,
 // src/main.rs:4:5), as compilers and test runners print it.
