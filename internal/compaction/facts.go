@@ -110,8 +110,11 @@ func IndexFacts(t *transcript.Transcript) *FactIndex {
 		}
 	}
 	n := len(ix.facts)
-	ix.occ = occurrences(per, start, n)
-	ix.base = make([]int32, n)
+	// The file names of paths (baseOf) join the facts below: room for
+	// them saves copying occ and base as they grow.
+	room := n + n/2 + 8
+	ix.occ = occurrences(per, start, n, room)
+	ix.base = make([]int32, n, room)
 	for id := range n {
 		f := ix.facts[id]
 		if f.Kind.isLine() {
@@ -128,38 +131,54 @@ func IndexFacts(t *transcript.Transcript) *FactIndex {
 // message i's from start[i] to start[i+1]. Lines that can be line facts are
 // indexed in ix.lines.
 func (ix *FactIndex) extractAll(t *transcript.Transcript) (per []int32, start []int) {
-	var ex extractor
-	var mi int32     // the message being indexed
-	var last []int32 // per fact id, the last message it was found in
+	in := indexer{ix: ix}
+	ex := extractor{idx: &in}
 	start = make([]int, len(t.Messages)+1)
-	ex.lineFn = func(line string) { ix.lines[line] = appendOnce(ix.lines[line], mi) }
-	// One lookup per occurrence: a fact is new to this message when it
-	// was last found in an earlier one.
-	ex.emit = func(f Fact) {
-		ids := ix.ids[f.Kind]
-		id, ok := ids[f.Text]
-		if !ok {
-			id = int32(len(ix.facts))
-			ids[f.Text] = id
-			ix.facts = append(ix.facts, f)
-			last = append(last, -1)
-		}
-		if last[id] != mi {
-			last[id] = mi
-			per = append(per, id)
-		}
-	}
 	for i := range t.Messages {
-		mi = int32(i)
+		in.mi = int32(i)
 		ex.message(&t.Messages[i])
-		start[i+1] = len(per)
+		start[i+1] = len(in.per)
 	}
-	return per, start
+	return in.per, start
+}
+
+// indexer receives an extractor's facts and lines while IndexFacts runs:
+// it gives each distinct fact an id and lists each message's distinct ids.
+type indexer struct {
+	ix   *FactIndex
+	mi   int32   // the message being indexed
+	last []int32 // per fact id, the last message it was found in
+	per  []int32 // the distinct fact ids of every message so far
+}
+
+// fact takes a fact found in the current message: one lookup per
+// occurrence; a fact is new to this message when it was last found in an
+// earlier one.
+func (in *indexer) fact(f Fact) {
+	ix := in.ix
+	ids := ix.ids[f.Kind]
+	id, ok := ids[f.Text]
+	if !ok {
+		id = int32(len(ix.facts))
+		ids[f.Text] = id
+		ix.facts = append(ix.facts, f)
+		in.last = append(in.last, -1)
+	}
+	if in.last[id] != in.mi {
+		in.last[id] = in.mi
+		in.per = append(in.per, id)
+	}
+}
+
+// line notes a line that can be a line fact in the current message.
+func (in *indexer) line(l string) {
+	in.ix.lines[l] = appendOnce(in.ix.lines[l], in.mi)
 }
 
 // occurrences lists, for each of n fact ids, the messages it was found in,
-// ascending, all in one array (per and start as extractAll returns them).
-func occurrences(per []int32, start []int, n int) [][]int32 {
+// ascending, all in one array (per and start as extractAll returns them),
+// in a slice of capacity c ≥ n.
+func occurrences(per []int32, start []int, n, c int) [][]int32 {
 	at := make([]int32, n+1) // at[id] is where id's list begins in flat
 	for _, id := range per {
 		at[id+1]++
@@ -175,7 +194,7 @@ func occurrences(per []int32, start []int, n int) [][]int32 {
 			next[id]++
 		}
 	}
-	occ := make([][]int32, n)
+	occ := make([][]int32, n, c)
 	for id := range n {
 		if at[id] < at[id+1] {
 			occ[id] = flat[at[id]:at[id+1]:at[id+1]]
@@ -258,14 +277,34 @@ type extractor struct {
 	// lineFn, when set, receives every line that can be a line fact
 	// (commands, error-looking lines), for the occurrence index.
 	lineFn func(string)
+	// idx, when set, receives every fact found (repeats included) and
+	// every line that can be a line fact, instead of out and lineFn.
+	idx *indexer
 	// emit, when set, receives every fact found (repeats included) instead
 	// of the deduplicated out list.
 	emit func(Fact)
 	cues cueText
 }
 
+// lines reports whether the extractor passes on lines for the occurrence
+// index.
+func (ex *extractor) lines() bool { return ex.lineFn != nil || ex.idx != nil }
+
+// line passes on a line that can be a line fact.
+func (ex *extractor) line(l string) {
+	if ex.idx != nil {
+		ex.idx.line(l)
+	} else if ex.lineFn != nil {
+		ex.lineFn(l)
+	}
+}
+
 func (ex *extractor) add(k FactKind, s string) {
 	f := Fact{k, s}
+	if ex.idx != nil {
+		ex.idx.fact(f)
+		return
+	}
 	if ex.emit != nil {
 		ex.emit(f)
 		return
@@ -293,16 +332,14 @@ func (ex *extractor) message(m *transcript.Message) []Fact {
 			if c := firstLine(b.Command); len(c) >= 2 {
 				c = clip(c, 300)
 				ex.add(FactCommand, c)
-				if ex.lineFn != nil {
-					ex.lineFn(c)
-				}
+				ex.line(c)
 			}
 		case transcript.BlockToolResult:
 			ex.words(b.Text)
 			ex.errorLines(b.Text, b.IsError, 5)
 		default:
 			ex.words(b.Text)
-			if ex.lineFn != nil {
+			if ex.lines() {
 				ex.errorLines(b.Text, false, 0)
 			}
 			if m.Role == transcript.RoleUser && !m.IsMeta && b.Kind == transcript.BlockText {
@@ -325,7 +362,8 @@ func (ex *extractor) errorLines(text string, failed bool, limit int) {
 		}
 	}
 	n := 0
-	for len(text) > 0 && (n < limit || ex.lineFn != nil) {
+	lines := ex.lines()
+	for len(text) > 0 && (n < limit || lines) {
 		at := errorAt(text)
 		if at < 0 {
 			return
@@ -344,8 +382,8 @@ func (ex *extractor) errorLines(text string, failed bool, limit int) {
 		if len(line) < 8 || len(line) > 300 {
 			continue
 		}
-		if ex.lineFn != nil {
-			ex.lineFn(line)
+		if lines {
+			ex.line(line)
 		}
 		if n < limit {
 			ex.add(FactError, line)
@@ -507,39 +545,48 @@ func (ex *extractor) words(text string) {
 		if h < 0 {
 			return
 		}
-		i, j := h, h+1
+		i := h
 		for i > pos && wordClass[text[i-1]]&classSep == 0 {
 			i--
 		}
-		for j < len(text) && wordClass[text[j]]&classSep == 0 {
-			j++
-		}
-		ex.wordAt(text, i, j)
-		pos = j
-	}
-}
-
-// wordAt looks at the word text[i:j] (a maximal run of non-separators).
-func (ex *extractor) wordAt(text string, i, j int) {
-	var seen, prev uint8
-	for k := i; k < j; k++ {
-		c := wordClass[text[k]]
-		seen |= c
-		if c&classUpper != 0 && prev&classLower != 0 {
-			seen |= classIdent
-		}
-		prev = c
-	}
-	pathy, identy := seen&classPath != 0, seen&classIdent != 0
-	// A JSON key ("file_path": ...) is structure, not a fact.
-	key := j+1 < len(text) && text[j] == '"' && text[j+1] == ':'
-	if (pathy || identy) && !key && j-i >= 3 {
-		if pathy {
-			if identy || !plainWord(text[i:j]) {
-				ex.word(text[i:j])
+		// One pass over the word finds its end and its shape: the classes
+		// of its bytes, whether an upper-case letter follows a lower-case
+		// one, whether it has a slash, and where its first dot and its last
+		// byte other than . : ? are (plainWord).
+		var seen, prev uint8
+		dot, keep := -1, -1
+		j := i
+		for ; j < len(text); j++ {
+			c := wordClass[text[j]]
+			if c&classSep != 0 {
+				break
 			}
-		} else {
-			ex.ident(text[i:j])
+			if c&classUpper != 0 && prev&classLower != 0 {
+				seen |= classIdent
+			}
+			if c&classTrim == 0 {
+				keep = j
+			} else if c&classDot != 0 && dot < 0 {
+				dot = j
+			}
+			seen |= c
+			prev = c
+		}
+		pos = j
+		// A JSON key ("file_path": ...) is structure, not a fact.
+		if j-i < 3 || j+1 < len(text) && text[j] == '"' && text[j+1] == ':' {
+			continue
+		}
+		w := text[i:j]
+		switch {
+		case seen&classPath != 0:
+			// A plain word (no slash, no dot before its trailing . : ?)
+			// without an identifier's shape holds no fact.
+			if seen&(classIdent|classSlash) != 0 || dot >= 0 && dot < keep {
+				ex.word(w)
+			}
+		case seen&classIdent != 0:
+			ex.ident(w)
 		}
 	}
 }
@@ -619,13 +666,18 @@ var sepTable = func() (t [256]bool) {
 
 // wordClass classifies bytes for words: separators (sepTable), the bytes
 // that make a word path-like (/ \ . :) or identifier-like (_), and upper-
-// and lower-case ASCII letters (an upper after a lower is identifier-like).
+// and lower-case ASCII letters (an upper after a lower is identifier-like),
+// plus the bytes words tells plain words by (plainWord): slashes, the dot,
+// and the bytes word trims from a word's end.
 const (
 	classSep = 1 << iota
 	classPath
 	classIdent
 	classUpper
 	classLower
+	classSlash // / and \
+	classDot   // .
+	classTrim  // . : ?, which word trims from a word's end
 )
 
 var wordClass = func() (t [256]uint8) {
@@ -633,8 +685,14 @@ var wordClass = func() (t [256]uint8) {
 		switch {
 		case sepTable[c]:
 			t[c] = classSep
-		case c == '/' || c == '\\' || c == '.' || c == ':':
-			t[c] = classPath
+		case c == '/' || c == '\\':
+			t[c] = classPath | classSlash
+		case c == '.':
+			t[c] = classPath | classDot | classTrim
+		case c == ':':
+			t[c] = classPath | classTrim
+		case c == '?':
+			t[c] = classTrim
 		case c == '_':
 			t[c] = classIdent
 		case c >= 'A' && c <= 'Z':
@@ -675,7 +733,7 @@ func (ex *extractor) word(w string) {
 		return
 	}
 	w = stripLineSuffix(w)
-	if k := strings.Index(w, "::"); k > 0 { // tests/a.py::test_x, pkg::mod::f
+	if k := colons(w); k > 0 { // tests/a.py::test_x, pkg::mod::f
 		ex.word(w[:k])
 		ex.word(w[k+2:])
 		return
@@ -687,15 +745,51 @@ func (ex *extractor) word(w string) {
 	ex.ident(w)
 }
 
+// colons is strings.Index(w, "::"), looking for a colon first: most words
+// have none.
+func colons(w string) int {
+	c := strings.IndexByte(w, ':')
+	if c < 0 {
+		return -1
+	}
+	if k := strings.Index(w[c:], "::"); k >= 0 {
+		return c + k
+	}
+	return -1
+}
+
 // ident adds the identifiers of a word, also inside dotted or slashed words
-// (obj.methodName).
+// (obj.methodName): the runs of identifier bytes that isCodeIdent accepts,
+// judged in the same pass that finds each run's end.
 func (ex *extractor) ident(w string) {
 	for len(w) > 0 {
+		// letters counts the run's letters; hump is an upper-case letter
+		// after a lower-case one; inner an underscore between two other
+		// bytes (pend: an underscore after another byte, not yet followed
+		// by one).
+		var letters int
+		var hump, other, pend, inner bool
+		var prev uint8
 		k := 0
-		for k < len(w) && isIdent(w[k]) {
-			k++
+		for ; k < len(w); k++ {
+			c := identClass[w[k]]
+			if c == 0 {
+				break
+			}
+			switch {
+			case c&icUnder != 0:
+				pend = other
+			default:
+				inner = inner || pend
+				other = true
+				if c&(icUpper|icLower) != 0 {
+					letters++
+					hump = hump || c&icUpper != 0 && prev&icLower != 0
+				}
+			}
+			prev = c
 		}
-		if k >= 5 && isCodeIdent(w[:k]) {
+		if k >= 5 && w[0]-'0' > 9 && (inner && letters >= 3 || !inner && hump) {
 			ex.add(FactIdent, w[:k])
 		}
 		if k == len(w) {
@@ -704,6 +798,28 @@ func (ex *extractor) ident(w string) {
 		w = w[k+1:]
 	}
 }
+
+// identClass classifies the bytes of identifiers (isIdent): an
+// underscore, an upper- or lower-case ASCII letter, or a digit; 0 for any
+// other byte.
+const (
+	icUnder = 1 << iota
+	icUpper
+	icLower
+	icDigit
+)
+
+var identClass = func() (t [256]uint8) {
+	t['_'] = icUnder
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = icUpper
+		t[c+'a'-'A'] = icLower
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = icDigit
+	}
+	return t
+}()
 
 // stripLineSuffix drops a ":line" or ":line:col" position (auth.go:42,
 // src/main.rs:4:5), as compilers and test runners print it.

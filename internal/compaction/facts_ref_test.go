@@ -1,6 +1,8 @@
 package compaction
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -384,4 +386,97 @@ func TestSpanCuesMatchToLower(t *testing.T) {
 			t.Errorf("%q: got %q, want %q", text, got, want)
 		}
 	}
+}
+
+// refIndexFacts builds a fact index as it was built before the indexer
+// memoized words: the reference extractor's facts, one map lookup each.
+func refIndexFacts(t *transcript.Transcript) *FactIndex {
+	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), lines: map[string][]int32{}}
+	for k := range ix.ids {
+		ix.ids[k] = map[string]int32{}
+	}
+	var mi int32
+	var last, per []int32
+	start := make([]int, len(t.Messages)+1)
+	ex := refExtractor{lineFn: func(l string) { ix.lines[l] = appendOnce(ix.lines[l], mi) }}
+	ex.emit = func(f Fact) {
+		id, ok := ix.ids[f.Kind][f.Text]
+		if !ok {
+			id = int32(len(ix.facts))
+			ix.ids[f.Kind][f.Text] = id
+			ix.facts = append(ix.facts, f)
+			last = append(last, -1)
+		}
+		if last[id] != mi {
+			last[id] = mi
+			per = append(per, id)
+		}
+	}
+	for i := range t.Messages {
+		mi = int32(i)
+		ex.message(&t.Messages[i])
+		start[i+1] = len(per)
+	}
+	for i := range t.Messages {
+		if start[i] < start[i+1] {
+			ix.perMsg[i] = per[start[i]:start[i+1]:start[i+1]]
+		}
+	}
+	n := len(ix.facts)
+	ix.occ = occurrences(per, start, n, n)
+	ix.base = make([]int32, n)
+	for id := range n {
+		f := ix.facts[id]
+		if f.Kind.isLine() {
+			ix.occ[id] = ix.lines[f.Text]
+		}
+		ix.base[id] = ix.baseOf(f)
+	}
+	return ix
+}
+
+// sameIndex reports where two fact indexes differ, or "".
+func sameIndex(got, want *FactIndex) string {
+	switch {
+	case !slices.Equal(got.facts, want.facts):
+		return "facts"
+	case !slices.Equal(got.base, want.base):
+		return "base"
+	case !slices.EqualFunc(got.perMsg, want.perMsg, slices.Equal):
+		return "perMsg"
+	case !slices.EqualFunc(got.occ, want.occ, slices.Equal):
+		return "occ"
+	case !maps.EqualFunc(got.lines, want.lines, slices.Equal):
+		return "lines"
+	}
+	for k := range got.ids {
+		if !maps.Equal(got.ids[k], want.ids[k]) {
+			return "ids"
+		}
+	}
+	return ""
+}
+
+// TestIndexFactsMatchesReference checks the whole index (ids, per-message
+// facts, occurrences, file names, lines) against one built from the
+// reference extractor, on transcripts that repeat words across messages
+// and kinds, and on every transcript of the real corpus when present.
+func TestIndexFactsMatchesReference(t *testing.T) {
+	var msgs []transcript.Message
+	for _, text := range []string{"see src/main.go:42 and parseConfig", "\"file_path\": \"/a/b.go\" src/main.go",
+		"parseConfig obj.parseConfig src/main.go:7 tests/a.py::test_x", "Error: src/main.go failed\nparseConfig",
+		"https://x.io/a?b. https://x.io/a?b", "get_user get_user.go ./b ./b"} {
+		msgs = append(msgs, textMessages(text)...)
+	}
+	tr := &transcript.Transcript{Messages: msgs}
+	if d := sameIndex(IndexFacts(tr), refIndexFacts(tr)); d != "" {
+		t.Errorf("small transcript: %s differ", d)
+	}
+	t.Run("real corpus", func(t *testing.T) {
+		for _, tr := range realTranscripts(t, false) {
+			if d := sameIndex(IndexFacts(tr), refIndexFacts(tr)); d != "" {
+				t.Fatalf("%s: %s differ from the reference index", tr.Path, d)
+			}
+		}
+	})
 }

@@ -228,3 +228,12 @@ func TestPlainWordsHoldNoFact(t *testing.T) {
 		}
 	}
 }
+
+// TestColonsIsIndex checks colons against strings.Index.
+func TestColonsIsIndex(t *testing.T) {
+	for _, w := range []string{"", ":", "::", "a:b", "a::b", "a:b::c", ":::", "tests/a.py::test_x", "x:", "no colon"} {
+		if got, want := colons(w), strings.Index(w, "::"); got != want {
+			t.Errorf("colons(%q) = %d, want %d", w, got, want)
+		}
+	}
+}
