@@ -7,13 +7,19 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
+// windowPerWorker is how many items per worker Ordered lets be in flight.
+const windowPerWorker = 8
+
 // Ordered runs work(i) for every i in [0, n) on up to workers goroutines and
 // hands each result to emit in index order, from the calling goroutine, so
 // that emit needs no locking and output order never depends on scheduling.
 //
-// At most 2×workers items are in flight (started but not yet emitted), which
-// bounds memory by the window, not by n. The first error from work or emit
-// cancels the rest and is returned.
+// At most 8×workers items are in flight (started but not yet emitted), which
+// bounds memory by the window, not by n. The window is that wide so that one
+// slow item (a large file) does not stall the other workers after a few items
+// while its result blocks the emitter (with 2×workers, a default run of the
+// real corpus on 2 cores took about 5 % more wall time). The first error
+// from work or emit cancels the rest and is returned.
 func Ordered[R any](ctx context.Context, n, workers int, work func(ctx context.Context, i int) (R, error), emit func(i int, r R) error) error {
 	if workers < 1 {
 		workers = 1
@@ -22,7 +28,7 @@ func Ordered[R any](ctx context.Context, n, workers int, work func(ctx context.C
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
 
-	window := 2 * workers
+	window := windowPerWorker * workers
 	slots := make(chan struct{}, window)
 	jobs := make(chan int)
 	results := make(chan orderedItem[R], window)

@@ -180,8 +180,8 @@ func TestOrdered(t *testing.T) {
 		if len(got) != 200 {
 			t.Fatalf("emitted %d items", len(got))
 		}
-		if p := peak.Load(); p > int64(2*workers) {
-			t.Errorf("workers=%d: %d items in flight, bound is %d", workers, p, 2*workers)
+		if p := peak.Load(); p > int64(windowPerWorker*workers) {
+			t.Errorf("workers=%d: %d items in flight, bound is %d", workers, p, windowPerWorker*workers)
 		}
 	}
 	boom := errors.New("boom")
