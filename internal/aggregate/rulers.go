@@ -260,7 +260,6 @@ func family(model string) string {
 }
 
 func (s *Rulers) add(r *analysis.Result) {
-	names := tokens.Names()
 	var errs [8]float64
 	j := 0 // index of the next measured call in r.Classes
 	for i := range r.Calls {
@@ -273,8 +272,8 @@ func (s *Rulers) add(r *analysis.Result) {
 			j++
 		}
 		var mask byte
-		for ri, name := range names {
-			if _, e := c.Slots(name); *e != nil {
+		for ri := range tokens.NumRulers {
+			if _, e := c.Slots(tokens.RulerID(ri)); *e != nil {
 				mask |= 1 << ri
 				errs[ri] = **e
 				if s.hists[ri] == nil {
@@ -303,8 +302,8 @@ func (s *Rulers) add(r *analysis.Result) {
 	for i := range r.Boundaries {
 		b := &r.Boundaries[i]
 		var mask byte
-		for ri, name := range names {
-			if _, e := b.Slots(name); *e != nil {
+		for ri := range tokens.NumRulers {
+			if _, e := b.Slots(tokens.RulerID(ri)); *e != nil {
 				mask |= 1 << ri
 				errs[ri] = **e
 			}

@@ -56,8 +56,8 @@ func oracleRulers(results []*analysis.Result) *Rulers {
 				}
 				j++
 			}
-			for _, name := range tokens.Names() {
-				_, e := c.Slots(name)
+			for ri, name := range tokens.Names() {
+				_, e := c.Slots(tokens.RulerID(ri))
 				if *e == nil {
 					continue
 				}
@@ -73,8 +73,8 @@ func oracleRulers(results []*analysis.Result) *Rulers {
 			}
 		}
 		for i := range r.Boundaries {
-			for _, name := range tokens.Names() {
-				if _, e := r.Boundaries[i].Slots(name); *e != nil {
+			for ri, name := range tokens.Names() {
+				if _, e := r.Boundaries[i].Slots(tokens.RulerID(ri)); *e != nil {
 					pre[name] = append(pre[name], **e)
 				}
 			}

@@ -47,18 +47,8 @@ type CallRow struct {
 	ErrCalibrated *float64 `parquet:"err_calibrated,optional" json:"err_calibrated"`
 }
 
-// Slots returns the est and err fields of a ruler, by name (nil, nil for
-// a name outside the registry).
-func (r *CallRow) Slots(ruler string) (**int64, **float64) {
-	id, err := tokens.ParseRuler(ruler)
-	if err != nil {
-		return nil, nil
-	}
-	return r.slots(id)
-}
-
-// slots returns the est and err fields of a ruler.
-func (r *CallRow) slots(id tokens.RulerID) (**int64, **float64) {
+// Slots returns the est and err fields of a registered ruler.
+func (r *CallRow) Slots(id tokens.RulerID) (**int64, **float64) {
 	return rulerSlots(id, &r.EstChars4, &r.ErrChars4, &r.EstChars4Msg, &r.ErrChars4Msg, &r.EstO200k, &r.ErrO200k,
 		&r.EstCl100k, &r.ErrCl100k, &r.EstCalibrated, &r.ErrCalibrated)
 }
@@ -100,18 +90,8 @@ type BoundaryRow struct {
 	ErrCalibrated *float64 `parquet:"err_calibrated,optional" json:"err_calibrated"`
 }
 
-// Slots returns the est and err fields of a ruler, by name (nil, nil for
-// a name outside the registry).
-func (r *BoundaryRow) Slots(ruler string) (**int64, **float64) {
-	id, err := tokens.ParseRuler(ruler)
-	if err != nil {
-		return nil, nil
-	}
-	return r.slots(id)
-}
-
-// slots returns the est and err fields of a ruler.
-func (r *BoundaryRow) slots(id tokens.RulerID) (**int64, **float64) {
+// Slots returns the est and err fields of a registered ruler.
+func (r *BoundaryRow) Slots(id tokens.RulerID) (**int64, **float64) {
 	return rulerSlots(id, &r.EstChars4, &r.ErrChars4, &r.EstChars4Msg, &r.ErrChars4Msg, &r.EstO200k, &r.ErrO200k,
 		&r.EstCl100k, &r.ErrCl100k, &r.EstCalibrated, &r.ErrCalibrated)
 }
@@ -154,7 +134,7 @@ func callRows(t *transcript.Transcript, cfg *Config, gr *tokens.GenRulers) ([]Ca
 		rc := c.Real
 		row.RealContext, row.Anchor, row.Drop, row.Complete = &rc, c.Anchor, c.Drop, c.Complete
 		for r, ru := range rulers {
-			e, errp := row.slots(ru.ID())
+			e, errp := row.Slots(ru.ID())
 			v := c.Est[r]
 			*e = &v
 			if !c.Anchor {
@@ -175,7 +155,7 @@ func callRows(t *transcript.Transcript, cfg *Config, gr *tokens.GenRulers) ([]Ca
 		}
 		if b.Est != nil {
 			for r, ru := range rulers {
-				e, errp := row.slots(ru.ID())
+				e, errp := row.Slots(ru.ID())
 				v := b.Est[r]
 				*e = &v
 				if c.PreTokens > 0 {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/compactbench/compactbench/internal/analysis"
-	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/plan"
 	"github.com/compactbench/compactbench/internal/report"
 )
@@ -60,8 +59,8 @@ func paramsOf(axes []plan.Axis, values []string) []string {
 // configuration hash; each row lists the swept parameters that change it.
 func settingRows(n int, t *plan.Tune, s *plan.Setting, params []string, sum *report.Summary, version string) []report.TuneRow {
 	rulesOf := map[string]string{}
-	for id, p := range s.Config.Compaction.Params {
-		rulesOf[id] = compaction.RuleSetOf(p)
+	for _, st := range s.Config.Strategies {
+		rulesOf[st.Spec.ID] = st.RuleSet
 	}
 	paramsFor := func(strategy, ruleSet string) string {
 		var out []string
