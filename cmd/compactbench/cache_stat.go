@@ -30,7 +30,8 @@ import (
 // The index is an append-only log in the cache directory, statIndexName:
 // records of a uvarint length, a statRecord in bincodec's layout and the
 // CRC-32C of that record. Reading stops at the first bad record (a write
-// cut short); for each path the last record wins. When most records are
+// cut short), and the log is then rewritten from the records read; for each
+// path the last record wins. When most records are
 // superseded the log is rewritten (a temporary file renamed).
 const statIndexName = "stat-index"
 
@@ -103,7 +104,10 @@ func openStatIndex(dir string) *statIndex {
 		records++
 		data = data[k+int(n)+4:]
 	}
-	if records > 2*len(ix.m)+1000 {
+	// A damaged record (a write cut short) hides every record appended
+	// after it, so the log is rewritten from what was read: otherwise the
+	// index would stop working for good and grow on every run.
+	if len(data) > 0 || records > 2*len(ix.m)+1000 {
 		ix.rewrite(codec)
 	}
 	return ix

@@ -403,6 +403,19 @@ func TestRunCacheStatIndex(t *testing.T) {
 			t.Fatalf("damaged index: %d reused, %d analysed; want %d, 0", r, a, nfiles)
 		}
 		sameOutputs(t, filepath.Join(dir, "plain2"), filepath.Join(dir, "damaged"))
+		// The damaged run rewrote the log from what it could read and
+		// recorded the rest again, so the next warm run hashes nothing
+		// (before, records appended after a damaged one were never read).
+		if n := len(openStatIndex(cache).m); n < nfiles {
+			t.Fatalf("after a damaged index: %d files recorded, want %d", n, nfiles)
+		}
+		before := filesHashed.Load()
+		if r, a := cachedRun(t, cache, filepath.Join(dir, "recovered"), corpus); r != nfiles || a != 0 {
+			t.Fatalf("recovered index: %d reused, %d analysed; want %d, 0", r, a, nfiles)
+		}
+		if n := filesHashed.Load() - before; n != 0 {
+			t.Fatalf("recovered index: hashed %d files, want 0", n)
+		}
 	}
 }
 
