@@ -250,113 +250,24 @@ func grow[T any](buf []T, n int) []T {
 // fitSteps fits on the steps st[idx[0]], st[idx[1]], ... (in that order).
 func fitSteps(st []step, idx []int32, opt FitOptions, sc *fitScratch) (*Factors, error) {
 	prior := opt.Prior.vector()
-	var support [nFeatures]int
 	n := len(idx)
-	for _, i := range idx {
-		for m := st[i].nz; m != 0; m &= m - 1 {
-			support[bits.TrailingZeros16(m)]++
-		}
-	}
 	if n == 0 {
 		return nil, ErrNoData
 	}
-	// free are the fitted features; pos[j] is feature j's place in free,
-	// or -1 when it keeps the prior; freeMask has their bits.
-	var free []int
-	var pos [nFeatures]int
-	var fixedNames []string
-	var freeMask uint16
-	for j := 0; j < nFeatures; j++ {
-		if j != fToolResult && support[j] >= opt.MinSupport {
-			pos[j] = len(free)
-			free = append(free, j)
-			freeMask |= 1 << j
-		} else {
-			pos[j] = -1
-			fixedNames = append(fixedNames, featureNames[j])
-		}
-	}
+	lay := fitLayoutOf(st, idx, opt.MinSupport)
 	sc.robust = grow(sc.robust, n)
 	robust := sc.robust
 	for k := range robust {
 		robust[k] = 1
 	}
-	// Per step, once: the target less the fixed factors' share. The
-	// normal equations are summed over the pairs of fitted quantities
-	// that changed (most steps change few of them), in feature order.
 	sc.ys = grow(sc.ys, n)
 	ys := sc.ys
-	for k, i := range idx {
-		s := &st[i]
-		y := s.dreal
-		for j := 0; j < nFeatures; j++ {
-			if pos[j] < 0 {
-				y -= prior[j] * s.x(j)
-			}
-		}
-		ys[k] = y
-	}
+	fixedTargets(st, idx, &lay, &prior, ys)
 	var sol []float64
 	for iter := 0; iter < 20; iter++ {
-		m := len(free)
-		A := make([][]float64, m)
-		for a := range A {
-			A[a] = make([]float64, m)
-		}
-		b := make([]float64, m)
-		for k, i := range idx {
-			s := &st[i]
-			w := robust[k] / (200 + math.Abs(s.dreal))
-			nz := s.nz & freeMask
-			for ma := nz; ma != 0; ma &= ma - 1 {
-				ja := bits.TrailingZeros16(ma)
-				xa := s.x(ja)
-				row := A[pos[ja]]
-				for mc := nz; mc != 0; mc &= mc - 1 {
-					jc := bits.TrailingZeros16(mc)
-					row[pos[jc]] += w * xa * s.x(jc)
-				}
-				b[pos[ja]] += w * xa * ys[k]
-			}
-		}
+		A, b := lay.normalEquations(st, idx, robust, ys)
 		next := nnls(A, b)
-		// Huber weights on the relative step residuals. A quantity that
-		// did not change adds a zero term to the prediction, which
-		// leaves the sum as it is when every factor is finite.
-		fv := prior
-		for a, j := range free {
-			fv[j] = next[a]
-		}
-		finite := true
-		for _, x := range fv {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				finite = false
-			}
-		}
-		changed := false
-		for k, i := range idx {
-			s := &st[i]
-			pred := 0.0
-			if finite {
-				for mj := s.nz; mj != 0; mj &= mj - 1 {
-					j := bits.TrailingZeros16(mj)
-					pred += fv[j] * s.x(j)
-				}
-			} else {
-				for j := 0; j < nFeatures; j++ {
-					pred += fv[j] * s.x(j)
-				}
-			}
-			e := math.Abs(pred-s.dreal) / (200 + math.Abs(s.dreal))
-			w := 1.0
-			if e > huberK {
-				w = huberK / e
-			}
-			if math.Abs(w-robust[k]) > 1e-6 {
-				changed = true
-			}
-			robust[k] = w
-		}
+		changed := lay.reweight(st, idx, prior, next, robust)
 		sol = next
 		if !changed {
 			break
@@ -364,14 +275,135 @@ func fitSteps(st []step, idx []int32, opt FitOptions, sc *fitScratch) (*Factors,
 	}
 	v := prior
 	var fittedNames []string
-	for k, j := range free {
+	for k, j := range lay.free {
 		v[j] = sol[k]
 		fittedNames = append(fittedNames, featureNames[j])
 	}
 	out := &Factors{Source: "fitted"}
 	out.setVector(v)
-	out.Fit = &FitInfo{Steps: n, Fitted: fittedNames, Fixed: fixedNames}
+	out.Fit = &FitInfo{Steps: n, Fitted: fittedNames, Fixed: lay.fixedNames}
 	return out, nil
+}
+
+// fitLayout says which features a fit solves for: free are the fitted
+// features; pos[j] is feature j's place in free, or -1 when it keeps the
+// prior; freeMask has the fitted features' bits.
+type fitLayout struct {
+	free       []int
+	pos        [nFeatures]int
+	fixedNames []string
+	freeMask   uint16
+}
+
+// fitLayoutOf counts the steps in which each feature changes and frees the
+// features (other than the tool_result constant) that change in at least
+// minSupport of them.
+func fitLayoutOf(st []step, idx []int32, minSupport int) fitLayout {
+	var support [nFeatures]int
+	for _, i := range idx {
+		for m := st[i].nz; m != 0; m &= m - 1 {
+			support[bits.TrailingZeros16(m)]++
+		}
+	}
+	var lay fitLayout
+	for j := 0; j < nFeatures; j++ {
+		if j != fToolResult && support[j] >= minSupport {
+			lay.pos[j] = len(lay.free)
+			lay.free = append(lay.free, j)
+			lay.freeMask |= 1 << j
+		} else {
+			lay.pos[j] = -1
+			lay.fixedNames = append(lay.fixedNames, featureNames[j])
+		}
+	}
+	return lay
+}
+
+// fixedTargets fills ys, once per step, with the step's target less the
+// fixed factors' share.
+func fixedTargets(st []step, idx []int32, lay *fitLayout, prior *features, ys []float64) {
+	for k, i := range idx {
+		s := &st[i]
+		y := s.dreal
+		for j := 0; j < nFeatures; j++ {
+			if lay.pos[j] < 0 {
+				y -= prior[j] * s.x(j)
+			}
+		}
+		ys[k] = y
+	}
+}
+
+// normalEquations sums the weighted normal equations of the fitted
+// features over the steps, each step adding only the pairs of fitted
+// quantities that changed (most steps change few of them), in feature
+// order.
+func (lay *fitLayout) normalEquations(st []step, idx []int32, robust, ys []float64) ([][]float64, []float64) {
+	m := len(lay.free)
+	A := make([][]float64, m)
+	for a := range A {
+		A[a] = make([]float64, m)
+	}
+	b := make([]float64, m)
+	for k, i := range idx {
+		s := &st[i]
+		w := robust[k] / (200 + math.Abs(s.dreal))
+		nz := s.nz & lay.freeMask
+		for ma := nz; ma != 0; ma &= ma - 1 {
+			ja := bits.TrailingZeros16(ma)
+			xa := s.x(ja)
+			row := A[lay.pos[ja]]
+			for mc := nz; mc != 0; mc &= mc - 1 {
+				jc := bits.TrailingZeros16(mc)
+				row[lay.pos[jc]] += w * xa * s.x(jc)
+			}
+			b[lay.pos[ja]] += w * xa * ys[k]
+		}
+	}
+	return A, b
+}
+
+// reweight sets robust to the Huber weights of the steps' relative
+// residuals under the factors prior with the fitted ones from next, and
+// reports whether any weight moved by more than 1e-6. A quantity that did
+// not change adds a zero term to the prediction, which leaves the sum as
+// it is when every factor is finite.
+func (lay *fitLayout) reweight(st []step, idx []int32, prior features, next, robust []float64) bool {
+	fv := prior
+	for a, j := range lay.free {
+		fv[j] = next[a]
+	}
+	finite := true
+	for _, x := range fv {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			finite = false
+		}
+	}
+	changed := false
+	for k, i := range idx {
+		s := &st[i]
+		pred := 0.0
+		if finite {
+			for mj := s.nz; mj != 0; mj &= mj - 1 {
+				j := bits.TrailingZeros16(mj)
+				pred += fv[j] * s.x(j)
+			}
+		} else {
+			for j := 0; j < nFeatures; j++ {
+				pred += fv[j] * s.x(j)
+			}
+		}
+		e := math.Abs(pred-s.dreal) / (200 + math.Abs(s.dreal))
+		w := 1.0
+		if e > huberK {
+			w = huberK / e
+		}
+		if math.Abs(w-robust[k]) > 1e-6 {
+			changed = true
+		}
+		robust[k] = w
+	}
+	return changed
 }
 
 // measuredCalls yields the calls of a sample the calibrated ruler is
