@@ -728,89 +728,21 @@ func genOf(s *Sample) string {
 // method on column-scaled equations.
 func nnls(A [][]float64, b []float64) []float64 {
 	m := len(b)
-	scale := make([]float64, m)
-	for i := range scale {
-		scale[i] = math.Sqrt(A[i][i])
-		if scale[i] == 0 {
-			scale[i] = 1
-		}
-	}
-	S := make([][]float64, m)
-	c := make([]float64, m)
-	for i := range S {
-		S[i] = make([]float64, m)
-		for j := range S[i] {
-			S[i][j] = A[i][j] / (scale[i] * scale[j])
-		}
-		c[i] = b[i] / scale[i]
-	}
+	S, c, scale := scaleNormal(A, b)
 	x := make([]float64, m)
 	passive := make([]bool, m)
-	const tol = 1e-10
-	solve := func() []float64 {
-		var idx []int
-		for i := range passive {
-			if passive[i] {
-				idx = append(idx, i)
-			}
-		}
-		M := make([][]float64, len(idx))
-		for a, i := range idx {
-			M[a] = make([]float64, len(idx)+1)
-			for k, j := range idx {
-				M[a][k] = S[i][j]
-			}
-			M[a][a] += 1e-9
-			M[a][len(idx)] = c[i]
-		}
-		z := gaussSolve(M)
-		s := make([]float64, m)
-		for a, i := range idx {
-			s[i] = z[a]
-		}
-		return s
-	}
 	for outer := 0; outer < 3*m; outer++ {
-		best, bestW := -1, tol
-		for i := range x {
-			if passive[i] {
-				continue
-			}
-			w := c[i]
-			for j := range x {
-				w -= S[i][j] * x[j]
-			}
-			if w > bestW {
-				best, bestW = i, w
-			}
-		}
+		best := nnlsEntering(S, c, x, passive)
 		if best < 0 {
 			break
 		}
 		passive[best] = true
 		for inner := 0; inner < 3*m; inner++ {
-			s := solve()
-			alpha, neg := 1.0, false
-			for i := range s {
-				if passive[i] && s[i] <= tol {
-					neg = true
-					if d := x[i] - s[i]; d > 0 {
-						alpha = math.Min(alpha, x[i]/d)
-					} else {
-						alpha = 0
-					}
-				}
-			}
-			if !neg {
-				x = s
+			s := solvePassive(S, c, passive)
+			var done bool
+			x, done = nnlsMove(x, s, passive)
+			if done {
 				break
-			}
-			for i := range x {
-				x[i] += alpha * (s[i] - x[i])
-				if passive[i] && x[i] <= tol {
-					passive[i] = false
-					x[i] = 0
-				}
 			}
 		}
 	}
@@ -818,6 +750,106 @@ func nnls(A [][]float64, b []float64) []float64 {
 		x[i] /= scale[i]
 	}
 	return x
+}
+
+// nnlsTol is the size below which nnls takes a gradient or a solution
+// component as zero.
+const nnlsTol = 1e-10
+
+// scaleNormal scales the normal equations A, b by the square roots of A's
+// diagonal (1 where it is zero), returning the scaled S, c and the scales.
+func scaleNormal(A [][]float64, b []float64) (S [][]float64, c, scale []float64) {
+	m := len(b)
+	scale = make([]float64, m)
+	for i := range scale {
+		scale[i] = math.Sqrt(A[i][i])
+		if scale[i] == 0 {
+			scale[i] = 1
+		}
+	}
+	S = make([][]float64, m)
+	c = make([]float64, m)
+	for i := range S {
+		S[i] = make([]float64, m)
+		for j := range S[i] {
+			S[i][j] = A[i][j] / (scale[i] * scale[j])
+		}
+		c[i] = b[i] / scale[i]
+	}
+	return S, c, scale
+}
+
+// nnlsEntering is the active variable with the largest gradient c − Sx
+// above nnlsTol, or -1 when there is none (x is optimal).
+func nnlsEntering(S [][]float64, c, x []float64, passive []bool) int {
+	best, bestW := -1, nnlsTol
+	for i := range x {
+		if passive[i] {
+			continue
+		}
+		w := c[i]
+		for j := range x {
+			w -= S[i][j] * x[j]
+		}
+		if w > bestW {
+			best, bestW = i, w
+		}
+	}
+	return best
+}
+
+// solvePassive solves S s = c restricted to the passive variables (with a
+// small ridge on the diagonal); the others are 0 in the result.
+func solvePassive(S [][]float64, c []float64, passive []bool) []float64 {
+	var idx []int
+	for i := range passive {
+		if passive[i] {
+			idx = append(idx, i)
+		}
+	}
+	M := make([][]float64, len(idx))
+	for a, i := range idx {
+		M[a] = make([]float64, len(idx)+1)
+		for k, j := range idx {
+			M[a][k] = S[i][j]
+		}
+		M[a][a] += 1e-9
+		M[a][len(idx)] = c[i]
+	}
+	z := gaussSolve(M)
+	s := make([]float64, len(passive))
+	for a, i := range idx {
+		s[i] = z[a]
+	}
+	return s
+}
+
+// nnlsMove takes the passive solution s when it is positive (done), or
+// else moves x toward s as far as keeps it non-negative and makes the
+// passive variables that reach zero active again.
+func nnlsMove(x, s []float64, passive []bool) ([]float64, bool) {
+	alpha, neg := 1.0, false
+	for i := range s {
+		if passive[i] && s[i] <= nnlsTol {
+			neg = true
+			if d := x[i] - s[i]; d > 0 {
+				alpha = math.Min(alpha, x[i]/d)
+			} else {
+				alpha = 0
+			}
+		}
+	}
+	if !neg {
+		return s, true
+	}
+	for i := range x {
+		x[i] += alpha * (s[i] - x[i])
+		if passive[i] && x[i] <= nnlsTol {
+			passive[i] = false
+			x[i] = 0
+		}
+	}
+	return x, false
 }
 
 // gaussSolve solves the augmented system M (n×(n+1)) by Gaussian elimination
