@@ -414,67 +414,85 @@ func (s *Rulers) crossValidate() (*CalibrationFigures, error) {
 	if err := ff.Fit(true); err != nil {
 		return nil, nil
 	}
-	// Streams of errors: in sample and cross-validated, of every call
-	// ("all") and per generation.
-	var errs spill
-	defer errs.close()
-	var counts []int64
-	type pair struct{ in, cv int }
-	streams := map[string]pair{}
-	var keys []string
-	streamOf := func(k string) pair {
-		p, ok := streams[k]
-		if !ok {
-			p = pair{len(counts), len(counts) + 1}
-			counts = append(counts, 0, 0)
-			streams[k] = p
-			keys = append(keys, k)
-		}
-		return p
-	}
-	log := func(st int, vs []float64) {
-		for _, v := range vs {
-			errs.buf = binary.LittleEndian.AppendUint32(errs.buf, uint32(st))
-			errs.buf = binary.LittleEndian.AppendUint64(errs.buf, math.Float64bits(math.Abs(v)))
-			counts[st]++
-			errs.flush()
-		}
-	}
+	ce := &calErrors{streams: map[string]calPair{}}
+	defer ce.errs.close()
 	err := s.scanSamples(func(i int, smp *tokens.Sample, _ int) {
 		in, ho := ff.Errors(i, smp)
 		for _, k := range []string{"all", smp.Gen} {
-			p := streamOf(k)
-			log(p.in, in)
-			log(p.cv, ho)
+			p := ce.streamOf(k)
+			ce.log(p.in, in)
+			ce.log(p.cv, ho)
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	stats, err := selectStats(counts, func(fn func(int, uint64)) error {
-		r := errs.reader()
-		var rec [12]byte
-		for {
-			if _, err := io.ReadFull(r, rec[:]); err == io.EOF {
-				return nil
-			} else if err != nil {
-				return fmt.Errorf("rulers: reading the spilled calibration errors: %w", err)
-			}
-			fn(int(binary.LittleEndian.Uint32(rec[:])), orderKey(math.Float64frombits(binary.LittleEndian.Uint64(rec[4:]))))
-		}
-	})
+	stats, err := selectStats(ce.counts, ce.scan)
 	if err != nil {
 		return nil, err
 	}
 	out := &CalibrationFigures{Folds: cvFolds, Calls: s.sampleCalls, InSample: map[string]tokens.ErrStats{},
 		CrossValidated: map[string]tokens.ErrStats{}, Notes: ff.Notes()}
-	for _, k := range keys {
-		if p := streams[k]; counts[p.in] > 0 {
+	for _, k := range ce.keys {
+		if p := ce.streams[k]; ce.counts[p.in] > 0 {
 			out.InSample[k] = stats[p.in]
 			out.CrossValidated[k] = stats[p.cv]
 		}
 	}
 	return out, nil
+}
+
+// calPair is the pair of error streams of one key: in sample and
+// cross-validated.
+type calPair struct{ in, cv int }
+
+// calErrors logs the calibration errors to a spill file as streams (in
+// sample and cross-validated, of every call, "all", and per generation),
+// counting each stream's errors; keys lists the streams' keys in first use
+// order.
+type calErrors struct {
+	errs    spill
+	counts  []int64
+	streams map[string]calPair
+	keys    []string
+}
+
+// streamOf returns the streams of key k, making them on first use.
+func (ce *calErrors) streamOf(k string) calPair {
+	p, ok := ce.streams[k]
+	if !ok {
+		p = calPair{len(ce.counts), len(ce.counts) + 1}
+		ce.counts = append(ce.counts, 0, 0)
+		ce.streams[k] = p
+		ce.keys = append(ce.keys, k)
+	}
+	return p
+}
+
+// log appends the absolute values of vs to stream st: 12 bytes each, the
+// stream (uint32) and the value's float64 bits, little-endian.
+func (ce *calErrors) log(st int, vs []float64) {
+	for _, v := range vs {
+		ce.errs.buf = binary.LittleEndian.AppendUint32(ce.errs.buf, uint32(st))
+		ce.errs.buf = binary.LittleEndian.AppendUint64(ce.errs.buf, math.Float64bits(math.Abs(v)))
+		ce.counts[st]++
+		ce.errs.flush()
+	}
+}
+
+// scan reads the logged errors back, giving fn each one's stream and
+// order key.
+func (ce *calErrors) scan(fn func(int, uint64)) error {
+	r := ce.errs.reader()
+	var rec [12]byte
+	for {
+		if _, err := io.ReadFull(r, rec[:]); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("rulers: reading the spilled calibration errors: %w", err)
+		}
+		fn(int(binary.LittleEndian.Uint32(rec[:])), orderKey(math.Float64frombits(binary.LittleEndian.Uint64(rec[4:]))))
+	}
 }
 
 // encodeSample appends a calibration sample to the samples log: its fold,

@@ -106,124 +106,183 @@ var collectLimit int64 = 4096
 // a bucket of at most collectLimit keys is gathered and sorted instead,
 // and one narrowed to all 64 bits is the key itself. A few scans suffice.
 func selectOrder(counts []int64, want [][]int, scan func(visit func(stream int, key uint64)) error) ([][]uint64, error) {
-	type target struct {
-		stream int
-		r      int64 // rank within the bucket
-		count  int64 // keys of the stream in the bucket
-		prefix uint64
-		plen   int // bits of prefix fixed
-		done   bool
-		key    uint64
+	all, err := orderTargets(counts, want)
+	if err != nil {
+		return nil, err
 	}
-	type probe struct {
-		prefix  uint64
-		plen    int
-		collect bool
-		hist    []int64
-		keys    []uint64
-		targets []*target
-	}
-	type probeKey struct {
-		stream int
-		prefix uint64
-		plen   int
-	}
-	digit := func(plen int) int {
-		if plen == 0 {
-			return 12
+	for {
+		probes, byStream := planOrderProbes(all, len(counts))
+		if len(probes) == 0 {
+			break
 		}
-		return min(8, 64-plen)
+		if err := scanOrderProbes(scan, byStream); err != nil {
+			return nil, err
+		}
+		for _, p := range probes {
+			if err := p.resolve(); err != nil {
+				return nil, err
+			}
+		}
 	}
-	var all []*target
+	return orderKeys(all, want), nil
+}
+
+// orderTarget is one rank selectOrder looks for: the bucket of its stream
+// that holds it so far (a prefix of plen bits) and its rank there.
+type orderTarget struct {
+	stream int
+	r      int64 // rank within the bucket
+	count  int64 // keys of the stream in the bucket
+	prefix uint64
+	plen   int // bits of prefix fixed
+	done   bool
+	key    uint64
+}
+
+// orderProbe is what one scan records for one bucket of one stream: a
+// histogram of the keys' next digit, or the keys themselves when the
+// bucket is small enough to gather.
+type orderProbe struct {
+	prefix  uint64
+	plen    int
+	collect bool
+	hist    []int64
+	keys    []uint64
+	targets []*orderTarget
+}
+
+// orderProbeKey names a bucket of a stream, so that targets in the same
+// bucket share one probe.
+type orderProbeKey struct {
+	stream int
+	prefix uint64
+	plen   int
+}
+
+// orderDigit is the width in bits of the digit counted after plen bits are
+// fixed: 12 for the first, then 8 (fewer when fewer bits are left).
+func orderDigit(plen int) int {
+	if plen == 0 {
+		return 12
+	}
+	return min(8, 64-plen)
+}
+
+// orderTargets checks want's ranks against counts and makes one target per
+// rank, in want's order, each starting from the whole stream.
+func orderTargets(counts []int64, want [][]int) ([]*orderTarget, error) {
+	var all []*orderTarget
 	for s, ranks := range want {
 		for _, r := range ranks {
 			if r < 0 || int64(r) >= counts[s] {
 				return nil, fmt.Errorf("rank %d of a stream of %d", r, counts[s])
 			}
-			all = append(all, &target{stream: s, r: int64(r), count: counts[s]})
+			all = append(all, &orderTarget{stream: s, r: int64(r), count: counts[s]})
 		}
 	}
-	for {
-		byStream := make([][]*probe, len(counts))
-		probes := map[probeKey]*probe{}
-		for _, t := range all {
-			if t.done {
+	return all, nil
+}
+
+// planOrderProbes makes one probe per bucket that some unfound target is
+// in, and lists each stream's probes; no probes means every target is found.
+func planOrderProbes(all []*orderTarget, streams int) (map[orderProbeKey]*orderProbe, [][]*orderProbe) {
+	byStream := make([][]*orderProbe, streams)
+	probes := map[orderProbeKey]*orderProbe{}
+	for _, t := range all {
+		if t.done {
+			continue
+		}
+		k := orderProbeKey{t.stream, t.prefix, t.plen}
+		p := probes[k]
+		if p == nil {
+			p = &orderProbe{prefix: t.prefix, plen: t.plen, collect: t.count <= collectLimit}
+			if p.collect {
+				p.keys = make([]uint64, 0, t.count)
+			} else {
+				p.hist = make([]int64, 1<<orderDigit(t.plen))
+			}
+			probes[k] = p
+			byStream[t.stream] = append(byStream[t.stream], p)
+		}
+		p.targets = append(p.targets, t)
+	}
+	return probes, byStream
+}
+
+// scanOrderProbes runs one scan, giving each key to the probes of its
+// stream whose bucket holds it: gathered, or counted by its next digit.
+func scanOrderProbes(scan func(visit func(stream int, key uint64)) error, byStream [][]*orderProbe) error {
+	return scan(func(s int, key uint64) {
+		for _, p := range byStream[s] {
+			if p.plen > 0 && key>>(64-p.plen) != p.prefix>>(64-p.plen) {
 				continue
 			}
-			k := probeKey{t.stream, t.prefix, t.plen}
-			p := probes[k]
-			if p == nil {
-				p = &probe{prefix: t.prefix, plen: t.plen, collect: t.count <= collectLimit}
-				if p.collect {
-					p.keys = make([]uint64, 0, t.count)
-				} else {
-					p.hist = make([]int64, 1<<digit(t.plen))
-				}
-				probes[k] = p
-				byStream[t.stream] = append(byStream[t.stream], p)
-			}
-			p.targets = append(p.targets, t)
-		}
-		if len(probes) == 0 {
-			break
-		}
-		err := scan(func(s int, key uint64) {
-			for _, p := range byStream[s] {
-				if p.plen > 0 && key>>(64-p.plen) != p.prefix>>(64-p.plen) {
-					continue
-				}
-				if p.collect {
-					p.keys = append(p.keys, key)
-				} else {
-					p.hist[(key<<p.plen)>>(64-digit(p.plen))]++
-				}
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range probes {
 			if p.collect {
-				slices.Sort(p.keys)
+				p.keys = append(p.keys, key)
+			} else {
+				p.hist[(key<<p.plen)>>(64-orderDigit(p.plen))]++
 			}
-			for _, t := range p.targets {
-				if p.collect {
-					if int64(len(p.keys)) != t.count {
-						return nil, fmt.Errorf("a bucket of %d keys held %d on reading", t.count, len(p.keys))
-					}
-					t.key, t.done = p.keys[t.r], true
-					continue
-				}
-				var total int64
-				for _, c := range p.hist {
-					total += c
-				}
-				if total != t.count {
-					return nil, fmt.Errorf("a bucket of %d keys held %d on reading", t.count, total)
-				}
-				d := digit(p.plen)
-				var cum int64
-				found := false
-				for b, c := range p.hist {
-					if t.r < cum+c {
-						t.prefix |= uint64(b) << (64 - p.plen - d)
-						t.plen += d
-						t.r -= cum
-						t.count = c
-						found = true
-						break
-					}
-					cum += c
-				}
-				if !found {
-					return nil, fmt.Errorf("rank %d past a bucket of %d keys", t.r, total)
-				}
-				if t.plen == 64 {
-					t.key, t.done = t.prefix, true
-				}
+		}
+	})
+}
+
+// resolve moves each of the probe's targets on after a scan: a gathered
+// bucket gives the key at the rank; a counted one narrows the target to
+// the digit holding its rank, which is the key once all 64 bits are fixed.
+func (p *orderProbe) resolve() error {
+	if p.collect {
+		slices.Sort(p.keys)
+	}
+	for _, t := range p.targets {
+		if p.collect {
+			if int64(len(p.keys)) != t.count {
+				return fmt.Errorf("a bucket of %d keys held %d on reading", t.count, len(p.keys))
 			}
+			t.key, t.done = p.keys[t.r], true
+			continue
+		}
+		if err := p.narrow(t); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// narrow fixes the next digit of t's bucket from the probe's histogram:
+// the digit whose keys hold rank t.r, with the rank made relative to it.
+func (p *orderProbe) narrow(t *orderTarget) error {
+	var total int64
+	for _, c := range p.hist {
+		total += c
+	}
+	if total != t.count {
+		return fmt.Errorf("a bucket of %d keys held %d on reading", t.count, total)
+	}
+	d := orderDigit(p.plen)
+	var cum int64
+	found := false
+	for b, c := range p.hist {
+		if t.r < cum+c {
+			t.prefix |= uint64(b) << (64 - p.plen - d)
+			t.plen += d
+			t.r -= cum
+			t.count = c
+			found = true
+			break
+		}
+		cum += c
+	}
+	if !found {
+		return fmt.Errorf("rank %d past a bucket of %d keys", t.r, total)
+	}
+	if t.plen == 64 {
+		t.key, t.done = t.prefix, true
+	}
+	return nil
+}
+
+// orderKeys lays the targets' keys out in want's shape.
+func orderKeys(all []*orderTarget, want [][]int) [][]uint64 {
 	out := make([][]uint64, len(want))
 	i := 0
 	for s, ranks := range want {
@@ -233,5 +292,5 @@ func selectOrder(counts []int64, want [][]int, scan func(visit func(stream int, 
 			i++
 		}
 	}
-	return out, nil
+	return out
 }

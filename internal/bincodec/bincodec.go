@@ -227,6 +227,8 @@ type compiler struct {
 	fp    *strings.Builder
 }
 
+// compile returns the plan of t, compiling it (and the types it holds)
+// on first use and writing its description to the fingerprint.
 func (c *compiler) compile(t reflect.Type) (*plan, error) {
 	if p, ok := c.plans[t]; ok {
 		fmt.Fprintf(c.fp, "@%s;", t)
@@ -235,199 +237,266 @@ func (c *compiler) compile(t reflect.Type) (*plan, error) {
 	p := &plan{}
 	c.plans[t] = p // recursive types refer to it before it is filled
 	fmt.Fprintf(c.fp, "%s:%s", t, t.Kind())
+	var err error
 	switch t.Kind() {
 	case reflect.Bool:
-		p.enc = func(e *encoder, v reflect.Value) {
-			b := byte(0)
-			if v.Bool() {
-				b = 1
-			}
-			e.buf = append(e.buf, b)
-		}
-		p.dec = func(d *decoder, v reflect.Value) {
-			switch d.bytes(1)[0] {
-			case 0:
-			case 1:
-				v.SetBool(true)
-			default:
-				d.fail("bad boolean at byte %d", d.off-1)
-			}
-		}
+		boolPlan(p)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		p.enc = func(e *encoder, v reflect.Value) { e.buf = binary.AppendVarint(e.buf, v.Int()) }
-		p.dec = func(d *decoder, v reflect.Value) {
-			x := d.varint()
-			if v.OverflowInt(x) {
-				d.fail("%d overflows %s", x, v.Type())
-			}
-			v.SetInt(x)
-		}
+		intPlan(p)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		p.enc = func(e *encoder, v reflect.Value) { e.uvarint(v.Uint()) }
-		p.dec = func(d *decoder, v reflect.Value) {
-			x := d.uvarint()
-			if v.OverflowUint(x) {
-				d.fail("%d overflows %s", x, v.Type())
-			}
-			v.SetUint(x)
-		}
+		uintPlan(p)
 	case reflect.Float64:
-		p.enc = func(e *encoder, v reflect.Value) {
-			e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(v.Float()))
-		}
-		p.dec = func(d *decoder, v reflect.Value) {
-			v.SetFloat(math.Float64frombits(le64(d.bytes(8))))
-		}
+		float64Plan(p)
 	case reflect.Float32:
-		p.enc = func(e *encoder, v reflect.Value) {
-			e.buf = binary.LittleEndian.AppendUint32(e.buf, math.Float32bits(float32(v.Float())))
-		}
-		p.dec = func(d *decoder, v reflect.Value) {
-			b := d.bytes(4)
-			v.SetFloat(float64(math.Float32frombits(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)))
-		}
+		float32Plan(p)
 	case reflect.String:
 		p.enc = func(e *encoder, v reflect.Value) { e.str(v.String()) }
 		p.dec = func(d *decoder, v reflect.Value) { v.SetString(d.str()) }
 	case reflect.Pointer:
-		ep, err := c.compile(t.Elem())
-		if err != nil {
-			return nil, err
-		}
-		p.enc = func(e *encoder, v reflect.Value) {
-			if v.IsNil() {
-				e.buf = append(e.buf, 0)
-				return
-			}
-			e.buf = append(e.buf, 1)
-			ep.enc(e, v.Elem())
-		}
-		elem := t.Elem()
-		p.dec = func(d *decoder, v reflect.Value) {
-			switch d.bytes(1)[0] {
-			case 0:
-			case 1:
-				nv := reflect.New(elem)
-				ep.dec(d, nv.Elem())
-				v.Set(nv)
-			default:
-				d.fail("bad pointer tag at byte %d", d.off-1)
-			}
-		}
+		err = c.pointerPlan(p, t)
 	case reflect.Slice:
-		ep, err := c.compile(t.Elem())
-		if err != nil {
-			return nil, err
-		}
-		p.enc = func(e *encoder, v reflect.Value) {
-			if v.IsNil() {
-				e.buf = append(e.buf, 0)
-				return
-			}
-			n := v.Len()
-			e.uvarint(uint64(n) + 1)
-			for i := 0; i < n; i++ {
-				ep.enc(e, v.Index(i))
-			}
-		}
-		p.dec = func(d *decoder, v reflect.Value) {
-			n := d.length()
-			if n < 0 {
-				return
-			}
-			s := reflect.MakeSlice(t, n, n)
-			for i := 0; i < n; i++ {
-				ep.dec(d, s.Index(i))
-			}
-			v.Set(s)
-		}
+		err = c.slicePlan(p, t)
 	case reflect.Array:
-		ep, err := c.compile(t.Elem())
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(c.fp, "[%d]", t.Len())
-		n := t.Len()
-		p.enc = func(e *encoder, v reflect.Value) {
-			for i := 0; i < n; i++ {
-				ep.enc(e, v.Index(i))
-			}
-		}
-		p.dec = func(d *decoder, v reflect.Value) {
-			for i := 0; i < n; i++ {
-				ep.dec(d, v.Index(i))
-			}
-		}
+		err = c.arrayPlan(p, t)
 	case reflect.Map:
-		kp, err := c.compile(t.Key())
-		if err != nil {
-			return nil, err
-		}
-		vp, err := c.compile(t.Elem())
-		if err != nil {
-			return nil, err
-		}
-		p.enc = func(e *encoder, v reflect.Value) {
-			if v.IsNil() {
-				e.buf = append(e.buf, 0)
-				return
-			}
-			keys := v.MapKeys()
-			sortKeys(keys)
-			e.uvarint(uint64(len(keys)) + 1)
-			for _, k := range keys {
-				kp.enc(e, k)
-				vp.enc(e, v.MapIndex(k))
-			}
-		}
-		kt, et := t.Key(), t.Elem()
-		p.dec = func(d *decoder, v reflect.Value) {
-			n := d.length()
-			if n < 0 {
-				return
-			}
-			m := reflect.MakeMapWithSize(t, n)
-			for i := 0; i < n; i++ {
-				k, x := reflect.New(kt).Elem(), reflect.New(et).Elem()
-				kp.dec(d, k)
-				vp.dec(d, x)
-				m.SetMapIndex(k, x)
-			}
-			v.Set(m)
-		}
+		err = c.mapPlan(p, t)
 	case reflect.Struct:
-		var idx []int
-		var fps []*plan
-		c.fp.WriteString("{")
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() || f.Tag.Get("json") == "-" || (c.skip != nil && c.skip(f)) {
-				continue
-			}
-			fmt.Fprintf(c.fp, "%s ", f.Name)
-			fp, err := c.compile(f.Type)
-			if err != nil {
-				return nil, fmt.Errorf("%s.%s: %w", t, f.Name, err)
-			}
-			c.fp.WriteString(";")
-			idx = append(idx, i)
-			fps = append(fps, fp)
-		}
-		c.fp.WriteString("}")
-		p.enc = func(e *encoder, v reflect.Value) {
-			for k, i := range idx {
-				fps[k].enc(e, v.Field(i))
-			}
-		}
-		p.dec = func(d *decoder, v reflect.Value) {
-			for k, i := range idx {
-				fps[k].dec(d, v.Field(i))
-			}
-		}
+		err = c.structPlan(p, t)
 	default:
 		return nil, fmt.Errorf("bincodec: cannot encode %s (%s)", t, t.Kind())
 	}
+	if err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// boolPlan fills p for a bool: one byte, 0 or 1.
+func boolPlan(p *plan) {
+	p.enc = func(e *encoder, v reflect.Value) {
+		b := byte(0)
+		if v.Bool() {
+			b = 1
+		}
+		e.buf = append(e.buf, b)
+	}
+	p.dec = func(d *decoder, v reflect.Value) {
+		switch d.bytes(1)[0] {
+		case 0:
+		case 1:
+			v.SetBool(true)
+		default:
+			d.fail("bad boolean at byte %d", d.off-1)
+		}
+	}
+}
+
+// intPlan fills p for a signed integer: a varint, checked for overflow of
+// the field's type on decoding.
+func intPlan(p *plan) {
+	p.enc = func(e *encoder, v reflect.Value) { e.buf = binary.AppendVarint(e.buf, v.Int()) }
+	p.dec = func(d *decoder, v reflect.Value) {
+		x := d.varint()
+		if v.OverflowInt(x) {
+			d.fail("%d overflows %s", x, v.Type())
+		}
+		v.SetInt(x)
+	}
+}
+
+// uintPlan fills p for an unsigned integer: a uvarint, checked for
+// overflow of the field's type on decoding.
+func uintPlan(p *plan) {
+	p.enc = func(e *encoder, v reflect.Value) { e.uvarint(v.Uint()) }
+	p.dec = func(d *decoder, v reflect.Value) {
+		x := d.uvarint()
+		if v.OverflowUint(x) {
+			d.fail("%d overflows %s", x, v.Type())
+		}
+		v.SetUint(x)
+	}
+}
+
+// float64Plan fills p for a float64: the 8 bytes of its bits, little-endian.
+func float64Plan(p *plan) {
+	p.enc = func(e *encoder, v reflect.Value) {
+		e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(v.Float()))
+	}
+	p.dec = func(d *decoder, v reflect.Value) {
+		v.SetFloat(math.Float64frombits(le64(d.bytes(8))))
+	}
+}
+
+// float32Plan fills p for a float32: the 4 bytes of its bits, little-endian.
+func float32Plan(p *plan) {
+	p.enc = func(e *encoder, v reflect.Value) {
+		e.buf = binary.LittleEndian.AppendUint32(e.buf, math.Float32bits(float32(v.Float())))
+	}
+	p.dec = func(d *decoder, v reflect.Value) {
+		b := d.bytes(4)
+		v.SetFloat(float64(math.Float32frombits(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)))
+	}
+}
+
+// pointerPlan fills p for the pointer type t: a tag byte (0 for nil, 1
+// for a value) then the pointed-to value.
+func (c *compiler) pointerPlan(p *plan, t reflect.Type) error {
+	ep, err := c.compile(t.Elem())
+	if err != nil {
+		return err
+	}
+	p.enc = func(e *encoder, v reflect.Value) {
+		if v.IsNil() {
+			e.buf = append(e.buf, 0)
+			return
+		}
+		e.buf = append(e.buf, 1)
+		ep.enc(e, v.Elem())
+	}
+	elem := t.Elem()
+	p.dec = func(d *decoder, v reflect.Value) {
+		switch d.bytes(1)[0] {
+		case 0:
+		case 1:
+			nv := reflect.New(elem)
+			ep.dec(d, nv.Elem())
+			v.Set(nv)
+		default:
+			d.fail("bad pointer tag at byte %d", d.off-1)
+		}
+	}
+	return nil
+}
+
+// slicePlan fills p for the slice type t: the length plus one (0 for a
+// nil slice) then the elements.
+func (c *compiler) slicePlan(p *plan, t reflect.Type) error {
+	ep, err := c.compile(t.Elem())
+	if err != nil {
+		return err
+	}
+	p.enc = func(e *encoder, v reflect.Value) {
+		if v.IsNil() {
+			e.buf = append(e.buf, 0)
+			return
+		}
+		n := v.Len()
+		e.uvarint(uint64(n) + 1)
+		for i := 0; i < n; i++ {
+			ep.enc(e, v.Index(i))
+		}
+	}
+	p.dec = func(d *decoder, v reflect.Value) {
+		n := d.length()
+		if n < 0 {
+			return
+		}
+		s := reflect.MakeSlice(t, n, n)
+		for i := 0; i < n; i++ {
+			ep.dec(d, s.Index(i))
+		}
+		v.Set(s)
+	}
+	return nil
+}
+
+// arrayPlan fills p for the array type t: its elements, with no length
+// (the type fixes it; the fingerprint records it).
+func (c *compiler) arrayPlan(p *plan, t reflect.Type) error {
+	ep, err := c.compile(t.Elem())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.fp, "[%d]", t.Len())
+	n := t.Len()
+	p.enc = func(e *encoder, v reflect.Value) {
+		for i := 0; i < n; i++ {
+			ep.enc(e, v.Index(i))
+		}
+	}
+	p.dec = func(d *decoder, v reflect.Value) {
+		for i := 0; i < n; i++ {
+			ep.dec(d, v.Index(i))
+		}
+	}
+	return nil
+}
+
+// mapPlan fills p for the map type t: the length plus one (0 for a nil
+// map) then the key and value of each entry, keys in sortKeys' order.
+func (c *compiler) mapPlan(p *plan, t reflect.Type) error {
+	kp, err := c.compile(t.Key())
+	if err != nil {
+		return err
+	}
+	vp, err := c.compile(t.Elem())
+	if err != nil {
+		return err
+	}
+	p.enc = func(e *encoder, v reflect.Value) {
+		if v.IsNil() {
+			e.buf = append(e.buf, 0)
+			return
+		}
+		keys := v.MapKeys()
+		sortKeys(keys)
+		e.uvarint(uint64(len(keys)) + 1)
+		for _, k := range keys {
+			kp.enc(e, k)
+			vp.enc(e, v.MapIndex(k))
+		}
+	}
+	kt, et := t.Key(), t.Elem()
+	p.dec = func(d *decoder, v reflect.Value) {
+		n := d.length()
+		if n < 0 {
+			return
+		}
+		m := reflect.MakeMapWithSize(t, n)
+		for i := 0; i < n; i++ {
+			k, x := reflect.New(kt).Elem(), reflect.New(et).Elem()
+			kp.dec(d, k)
+			vp.dec(d, x)
+			m.SetMapIndex(k, x)
+		}
+		v.Set(m)
+	}
+	return nil
+}
+
+// structPlan fills p for the struct type t: its encoded fields in order
+// (exported, not tagged json:"-", not skipped), each named in the
+// fingerprint.
+func (c *compiler) structPlan(p *plan, t reflect.Type) error {
+	var idx []int
+	var fps []*plan
+	c.fp.WriteString("{")
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() || f.Tag.Get("json") == "-" || (c.skip != nil && c.skip(f)) {
+			continue
+		}
+		fmt.Fprintf(c.fp, "%s ", f.Name)
+		fp, err := c.compile(f.Type)
+		if err != nil {
+			return fmt.Errorf("%s.%s: %w", t, f.Name, err)
+		}
+		c.fp.WriteString(";")
+		idx = append(idx, i)
+		fps = append(fps, fp)
+	}
+	c.fp.WriteString("}")
+	p.enc = func(e *encoder, v reflect.Value) {
+		for k, i := range idx {
+			fps[k].enc(e, v.Field(i))
+		}
+	}
+	p.dec = func(d *decoder, v reflect.Value) {
+		for k, i := range idx {
+			fps[k].dec(d, v.Field(i))
+		}
+	}
+	return nil
 }
 
 func le64(s string) uint64 {

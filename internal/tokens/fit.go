@@ -250,113 +250,24 @@ func grow[T any](buf []T, n int) []T {
 // fitSteps fits on the steps st[idx[0]], st[idx[1]], ... (in that order).
 func fitSteps(st []step, idx []int32, opt FitOptions, sc *fitScratch) (*Factors, error) {
 	prior := opt.Prior.vector()
-	var support [nFeatures]int
 	n := len(idx)
-	for _, i := range idx {
-		for m := st[i].nz; m != 0; m &= m - 1 {
-			support[bits.TrailingZeros16(m)]++
-		}
-	}
 	if n == 0 {
 		return nil, ErrNoData
 	}
-	// free are the fitted features; pos[j] is feature j's place in free,
-	// or -1 when it keeps the prior; freeMask has their bits.
-	var free []int
-	var pos [nFeatures]int
-	var fixedNames []string
-	var freeMask uint16
-	for j := 0; j < nFeatures; j++ {
-		if j != fToolResult && support[j] >= opt.MinSupport {
-			pos[j] = len(free)
-			free = append(free, j)
-			freeMask |= 1 << j
-		} else {
-			pos[j] = -1
-			fixedNames = append(fixedNames, featureNames[j])
-		}
-	}
+	lay := fitLayoutOf(st, idx, opt.MinSupport)
 	sc.robust = grow(sc.robust, n)
 	robust := sc.robust
 	for k := range robust {
 		robust[k] = 1
 	}
-	// Per step, once: the target less the fixed factors' share. The
-	// normal equations are summed over the pairs of fitted quantities
-	// that changed (most steps change few of them), in feature order.
 	sc.ys = grow(sc.ys, n)
 	ys := sc.ys
-	for k, i := range idx {
-		s := &st[i]
-		y := s.dreal
-		for j := 0; j < nFeatures; j++ {
-			if pos[j] < 0 {
-				y -= prior[j] * s.x(j)
-			}
-		}
-		ys[k] = y
-	}
+	fixedTargets(st, idx, &lay, &prior, ys)
 	var sol []float64
 	for iter := 0; iter < 20; iter++ {
-		m := len(free)
-		A := make([][]float64, m)
-		for a := range A {
-			A[a] = make([]float64, m)
-		}
-		b := make([]float64, m)
-		for k, i := range idx {
-			s := &st[i]
-			w := robust[k] / (200 + math.Abs(s.dreal))
-			nz := s.nz & freeMask
-			for ma := nz; ma != 0; ma &= ma - 1 {
-				ja := bits.TrailingZeros16(ma)
-				xa := s.x(ja)
-				row := A[pos[ja]]
-				for mc := nz; mc != 0; mc &= mc - 1 {
-					jc := bits.TrailingZeros16(mc)
-					row[pos[jc]] += w * xa * s.x(jc)
-				}
-				b[pos[ja]] += w * xa * ys[k]
-			}
-		}
+		A, b := lay.normalEquations(st, idx, robust, ys)
 		next := nnls(A, b)
-		// Huber weights on the relative step residuals. A quantity that
-		// did not change adds a zero term to the prediction, which
-		// leaves the sum as it is when every factor is finite.
-		fv := prior
-		for a, j := range free {
-			fv[j] = next[a]
-		}
-		finite := true
-		for _, x := range fv {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				finite = false
-			}
-		}
-		changed := false
-		for k, i := range idx {
-			s := &st[i]
-			pred := 0.0
-			if finite {
-				for mj := s.nz; mj != 0; mj &= mj - 1 {
-					j := bits.TrailingZeros16(mj)
-					pred += fv[j] * s.x(j)
-				}
-			} else {
-				for j := 0; j < nFeatures; j++ {
-					pred += fv[j] * s.x(j)
-				}
-			}
-			e := math.Abs(pred-s.dreal) / (200 + math.Abs(s.dreal))
-			w := 1.0
-			if e > huberK {
-				w = huberK / e
-			}
-			if math.Abs(w-robust[k]) > 1e-6 {
-				changed = true
-			}
-			robust[k] = w
-		}
+		changed := lay.reweight(st, idx, prior, next, robust)
 		sol = next
 		if !changed {
 			break
@@ -364,14 +275,135 @@ func fitSteps(st []step, idx []int32, opt FitOptions, sc *fitScratch) (*Factors,
 	}
 	v := prior
 	var fittedNames []string
-	for k, j := range free {
+	for k, j := range lay.free {
 		v[j] = sol[k]
 		fittedNames = append(fittedNames, featureNames[j])
 	}
 	out := &Factors{Source: "fitted"}
 	out.setVector(v)
-	out.Fit = &FitInfo{Steps: n, Fitted: fittedNames, Fixed: fixedNames}
+	out.Fit = &FitInfo{Steps: n, Fitted: fittedNames, Fixed: lay.fixedNames}
 	return out, nil
+}
+
+// fitLayout says which features a fit solves for: free are the fitted
+// features; pos[j] is feature j's place in free, or -1 when it keeps the
+// prior; freeMask has the fitted features' bits.
+type fitLayout struct {
+	free       []int
+	pos        [nFeatures]int
+	fixedNames []string
+	freeMask   uint16
+}
+
+// fitLayoutOf counts the steps in which each feature changes and frees the
+// features (other than the tool_result constant) that change in at least
+// minSupport of them.
+func fitLayoutOf(st []step, idx []int32, minSupport int) fitLayout {
+	var support [nFeatures]int
+	for _, i := range idx {
+		for m := st[i].nz; m != 0; m &= m - 1 {
+			support[bits.TrailingZeros16(m)]++
+		}
+	}
+	var lay fitLayout
+	for j := 0; j < nFeatures; j++ {
+		if j != fToolResult && support[j] >= minSupport {
+			lay.pos[j] = len(lay.free)
+			lay.free = append(lay.free, j)
+			lay.freeMask |= 1 << j
+		} else {
+			lay.pos[j] = -1
+			lay.fixedNames = append(lay.fixedNames, featureNames[j])
+		}
+	}
+	return lay
+}
+
+// fixedTargets fills ys, once per step, with the step's target less the
+// fixed factors' share.
+func fixedTargets(st []step, idx []int32, lay *fitLayout, prior *features, ys []float64) {
+	for k, i := range idx {
+		s := &st[i]
+		y := s.dreal
+		for j := 0; j < nFeatures; j++ {
+			if lay.pos[j] < 0 {
+				y -= prior[j] * s.x(j)
+			}
+		}
+		ys[k] = y
+	}
+}
+
+// normalEquations sums the weighted normal equations of the fitted
+// features over the steps, each step adding only the pairs of fitted
+// quantities that changed (most steps change few of them), in feature
+// order.
+func (lay *fitLayout) normalEquations(st []step, idx []int32, robust, ys []float64) ([][]float64, []float64) {
+	m := len(lay.free)
+	A := make([][]float64, m)
+	for a := range A {
+		A[a] = make([]float64, m)
+	}
+	b := make([]float64, m)
+	for k, i := range idx {
+		s := &st[i]
+		w := robust[k] / (200 + math.Abs(s.dreal))
+		nz := s.nz & lay.freeMask
+		for ma := nz; ma != 0; ma &= ma - 1 {
+			ja := bits.TrailingZeros16(ma)
+			xa := s.x(ja)
+			row := A[lay.pos[ja]]
+			for mc := nz; mc != 0; mc &= mc - 1 {
+				jc := bits.TrailingZeros16(mc)
+				row[lay.pos[jc]] += w * xa * s.x(jc)
+			}
+			b[lay.pos[ja]] += w * xa * ys[k]
+		}
+	}
+	return A, b
+}
+
+// reweight sets robust to the Huber weights of the steps' relative
+// residuals under the factors prior with the fitted ones from next, and
+// reports whether any weight moved by more than 1e-6. A quantity that did
+// not change adds a zero term to the prediction, which leaves the sum as
+// it is when every factor is finite.
+func (lay *fitLayout) reweight(st []step, idx []int32, prior features, next, robust []float64) bool {
+	fv := prior
+	for a, j := range lay.free {
+		fv[j] = next[a]
+	}
+	finite := true
+	for _, x := range fv {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			finite = false
+		}
+	}
+	changed := false
+	for k, i := range idx {
+		s := &st[i]
+		pred := 0.0
+		if finite {
+			for mj := s.nz; mj != 0; mj &= mj - 1 {
+				j := bits.TrailingZeros16(mj)
+				pred += fv[j] * s.x(j)
+			}
+		} else {
+			for j := 0; j < nFeatures; j++ {
+				pred += fv[j] * s.x(j)
+			}
+		}
+		e := math.Abs(pred-s.dreal) / (200 + math.Abs(s.dreal))
+		w := 1.0
+		if e > huberK {
+			w = huberK / e
+		}
+		if math.Abs(w-robust[k]) > 1e-6 {
+			changed = true
+		}
+		robust[k] = w
+	}
+	return changed
 }
 
 // measuredCalls yields the calls of a sample the calibrated ruler is
@@ -696,89 +728,21 @@ func genOf(s *Sample) string {
 // method on column-scaled equations.
 func nnls(A [][]float64, b []float64) []float64 {
 	m := len(b)
-	scale := make([]float64, m)
-	for i := range scale {
-		scale[i] = math.Sqrt(A[i][i])
-		if scale[i] == 0 {
-			scale[i] = 1
-		}
-	}
-	S := make([][]float64, m)
-	c := make([]float64, m)
-	for i := range S {
-		S[i] = make([]float64, m)
-		for j := range S[i] {
-			S[i][j] = A[i][j] / (scale[i] * scale[j])
-		}
-		c[i] = b[i] / scale[i]
-	}
+	S, c, scale := scaleNormal(A, b)
 	x := make([]float64, m)
 	passive := make([]bool, m)
-	const tol = 1e-10
-	solve := func() []float64 {
-		var idx []int
-		for i := range passive {
-			if passive[i] {
-				idx = append(idx, i)
-			}
-		}
-		M := make([][]float64, len(idx))
-		for a, i := range idx {
-			M[a] = make([]float64, len(idx)+1)
-			for k, j := range idx {
-				M[a][k] = S[i][j]
-			}
-			M[a][a] += 1e-9
-			M[a][len(idx)] = c[i]
-		}
-		z := gaussSolve(M)
-		s := make([]float64, m)
-		for a, i := range idx {
-			s[i] = z[a]
-		}
-		return s
-	}
 	for outer := 0; outer < 3*m; outer++ {
-		best, bestW := -1, tol
-		for i := range x {
-			if passive[i] {
-				continue
-			}
-			w := c[i]
-			for j := range x {
-				w -= S[i][j] * x[j]
-			}
-			if w > bestW {
-				best, bestW = i, w
-			}
-		}
+		best := nnlsEntering(S, c, x, passive)
 		if best < 0 {
 			break
 		}
 		passive[best] = true
 		for inner := 0; inner < 3*m; inner++ {
-			s := solve()
-			alpha, neg := 1.0, false
-			for i := range s {
-				if passive[i] && s[i] <= tol {
-					neg = true
-					if d := x[i] - s[i]; d > 0 {
-						alpha = math.Min(alpha, x[i]/d)
-					} else {
-						alpha = 0
-					}
-				}
-			}
-			if !neg {
-				x = s
+			s := solvePassive(S, c, passive)
+			var done bool
+			x, done = nnlsMove(x, s, passive)
+			if done {
 				break
-			}
-			for i := range x {
-				x[i] += alpha * (s[i] - x[i])
-				if passive[i] && x[i] <= tol {
-					passive[i] = false
-					x[i] = 0
-				}
 			}
 		}
 	}
@@ -786,6 +750,106 @@ func nnls(A [][]float64, b []float64) []float64 {
 		x[i] /= scale[i]
 	}
 	return x
+}
+
+// nnlsTol is the size below which nnls takes a gradient or a solution
+// component as zero.
+const nnlsTol = 1e-10
+
+// scaleNormal scales the normal equations A, b by the square roots of A's
+// diagonal (1 where it is zero), returning the scaled S, c and the scales.
+func scaleNormal(A [][]float64, b []float64) (S [][]float64, c, scale []float64) {
+	m := len(b)
+	scale = make([]float64, m)
+	for i := range scale {
+		scale[i] = math.Sqrt(A[i][i])
+		if scale[i] == 0 {
+			scale[i] = 1
+		}
+	}
+	S = make([][]float64, m)
+	c = make([]float64, m)
+	for i := range S {
+		S[i] = make([]float64, m)
+		for j := range S[i] {
+			S[i][j] = A[i][j] / (scale[i] * scale[j])
+		}
+		c[i] = b[i] / scale[i]
+	}
+	return S, c, scale
+}
+
+// nnlsEntering is the active variable with the largest gradient c − Sx
+// above nnlsTol, or -1 when there is none (x is optimal).
+func nnlsEntering(S [][]float64, c, x []float64, passive []bool) int {
+	best, bestW := -1, nnlsTol
+	for i := range x {
+		if passive[i] {
+			continue
+		}
+		w := c[i]
+		for j := range x {
+			w -= S[i][j] * x[j]
+		}
+		if w > bestW {
+			best, bestW = i, w
+		}
+	}
+	return best
+}
+
+// solvePassive solves S s = c restricted to the passive variables (with a
+// small ridge on the diagonal); the others are 0 in the result.
+func solvePassive(S [][]float64, c []float64, passive []bool) []float64 {
+	var idx []int
+	for i := range passive {
+		if passive[i] {
+			idx = append(idx, i)
+		}
+	}
+	M := make([][]float64, len(idx))
+	for a, i := range idx {
+		M[a] = make([]float64, len(idx)+1)
+		for k, j := range idx {
+			M[a][k] = S[i][j]
+		}
+		M[a][a] += 1e-9
+		M[a][len(idx)] = c[i]
+	}
+	z := gaussSolve(M)
+	s := make([]float64, len(passive))
+	for a, i := range idx {
+		s[i] = z[a]
+	}
+	return s
+}
+
+// nnlsMove takes the passive solution s when it is positive (done), or
+// else moves x toward s as far as keeps it non-negative and makes the
+// passive variables that reach zero active again.
+func nnlsMove(x, s []float64, passive []bool) ([]float64, bool) {
+	alpha, neg := 1.0, false
+	for i := range s {
+		if passive[i] && s[i] <= nnlsTol {
+			neg = true
+			if d := x[i] - s[i]; d > 0 {
+				alpha = math.Min(alpha, x[i]/d)
+			} else {
+				alpha = 0
+			}
+		}
+	}
+	if !neg {
+		return s, true
+	}
+	for i := range x {
+		x[i] += alpha * (s[i] - x[i])
+		if passive[i] && x[i] <= nnlsTol {
+			passive[i] = false
+			x[i] = 0
+		}
+	}
+	return x, false
 }
 
 // gaussSolve solves the augmented system M (n×(n+1)) by Gaussian elimination

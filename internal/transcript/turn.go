@@ -85,9 +85,48 @@ func GroupTurns(msgs []Message) []Turn {
 	if len(msgs) == 0 {
 		return nil
 	}
-	// starts are the first message of each turn, prompts the prompt that
-	// opens it (-1 for a leading turn without one).
-	var starts, prompts []int
+	starts, prompts := turnStarts(msgs)
+	// The turns' calls and results are cut from one array each.
+	ncalls, nresults, allCalls, allResults := countTurnTools(msgs, starts)
+	tools := toolsByID(msgs, allCalls)
+	calls, results := make([]ToolCall, 0, allCalls), make([]ToolResult, 0, allResults)
+
+	turns := make([]Turn, len(starts))
+	var resp []string
+	for k, s := range starts {
+		e := turnEnd(starts, k, len(msgs))
+		tr := &turns[k]
+		tr.Index, tr.Start, tr.End = k, s, e
+		tr.Timestamp = msgs[s].Timestamp
+		if p := prompts[k]; p >= 0 {
+			tr.setPrompt(&msgs[p])
+		}
+		// A turn's calls and results are the next ones of the shared
+		// arrays, capacity clipped so that appending to them copies.
+		if n := int(ncalls[k]); n > 0 {
+			tr.ToolCalls = calls[len(calls) : len(calls) : len(calls)+n]
+		}
+		if n := int(nresults[k]); n > 0 {
+			tr.ToolResults = results[len(results) : len(results) : len(results)+n]
+		}
+		resp = tr.collect(msgs[s:e], tools, resp[:0])
+		calls, results = calls[:len(calls)+len(tr.ToolCalls)], results[:len(results)+len(tr.ToolResults)]
+		tr.AssistantResponse = strings.Join(resp, "\n")
+		if k > 0 {
+			prev := &turns[k-1]
+			if n := len(prev.ToolResults); n > 0 && !prev.ToolResults[n-1].Success {
+				tr.PreviousError = true
+			}
+		}
+	}
+	return turns
+}
+
+// turnStarts returns the first message of each turn and the prompt that
+// opens it (-1 for a leading turn without one). Messages before the first
+// prompt make a leading turn when one of them is an assistant message, and
+// otherwise (harness-injected content) join the first turn.
+func turnStarts(msgs []Message) (starts, prompts []int) {
 	for i := range msgs {
 		if msgs[i].IsPrompt() {
 			starts = append(starts, i)
@@ -106,20 +145,24 @@ func GroupTurns(msgs []Message) []Turn {
 			starts[0] = 0 // harness-injected content before the first prompt joins its turn
 		}
 	}
+	return starts, prompts
+}
 
-	// The tools by call id, and each turn's number of calls and results:
-	// the turns' calls and results are cut from one array each.
-	type tool struct {
-		name string
-		kind ToolKind
+// turnEnd is the end (exclusive) of turn k's messages: the next turn's
+// start, or nmsgs for the last turn.
+func turnEnd(starts []int, k, nmsgs int) int {
+	if k+1 < len(starts) {
+		return starts[k+1]
 	}
-	ncalls, nresults := make([]int32, len(starts)), make([]int32, len(starts))
-	allCalls, allResults := 0, 0
+	return nmsgs
+}
+
+// countTurnTools counts each turn's tool calls and results, and their
+// totals over all turns.
+func countTurnTools(msgs []Message, starts []int) (ncalls, nresults []int32, allCalls, allResults int) {
+	ncalls, nresults = make([]int32, len(starts)), make([]int32, len(starts))
 	for k, s := range starts {
-		e := len(msgs)
-		if k+1 < len(starts) {
-			e = starts[k+1]
-		}
+		e := turnEnd(starts, k, len(msgs))
 		for i := s; i < e; i++ {
 			for j := range msgs[i].Blocks {
 				switch msgs[i].Blocks[j].Kind {
@@ -133,71 +176,63 @@ func GroupTurns(msgs []Message) []Turn {
 		allCalls += int(ncalls[k])
 		allResults += int(nresults[k])
 	}
-	tools := make(map[string]tool, allCalls)
+	return ncalls, nresults, allCalls, allResults
+}
+
+// turnTool is the name and kind of a called tool, found by call id.
+type turnTool struct {
+	name string
+	kind ToolKind
+}
+
+// toolsByID maps every tool call's id in msgs to its tool (the last call
+// wins when an id repeats); ncalls sizes the map.
+func toolsByID(msgs []Message, ncalls int) map[string]turnTool {
+	tools := make(map[string]turnTool, ncalls)
 	for i := range msgs {
 		for j := range msgs[i].Blocks {
 			b := &msgs[i].Blocks[j]
 			if b.Kind == BlockToolUse {
-				tools[b.ToolID] = tool{b.ToolName, b.ToolKind()}
+				tools[b.ToolID] = turnTool{b.ToolName, b.ToolKind()}
 			}
 		}
 	}
-	calls, results := make([]ToolCall, 0, allCalls), make([]ToolResult, 0, allResults)
+	return tools
+}
 
-	turns := make([]Turn, len(starts))
-	var resp []string
-	for k, s := range starts {
-		e := len(msgs)
-		if k+1 < len(starts) {
-			e = starts[k+1]
-		}
-		tr := &turns[k]
-		tr.Index, tr.Start, tr.End = k, s, e
-		tr.Timestamp = msgs[s].Timestamp
-		if p := prompts[k]; p >= 0 {
-			tr.UserMessage = msgs[p].Text()
-			if msgs[p].Prompt != "" {
-				tr.UserMessage = msgs[p].Prompt
-			}
-			tr.PromptUUID, tr.PromptTime = msgs[p].UUID, msgs[p].Timestamp
-		}
-		// A turn's calls and results are the next ones of the shared
-		// arrays, capacity clipped so that appending to them copies.
-		if n := int(ncalls[k]); n > 0 {
-			tr.ToolCalls = calls[len(calls) : len(calls) : len(calls)+n]
-		}
-		if n := int(nresults[k]); n > 0 {
-			tr.ToolResults = results[len(results) : len(results) : len(results)+n]
-		}
-		resp = resp[:0]
-		for i := s; i < e; i++ {
-			m := &msgs[i]
-			for j := range m.Blocks {
-				b := &m.Blocks[j]
-				switch {
-				case b.Kind == BlockToolUse:
-					tr.ToolCalls = append(tr.ToolCalls, ToolCall{ID: b.ToolID, Name: b.ToolName, Kind: b.ToolKind(), Input: b.Input, Path: b.Path, Command: b.Command})
-				case b.Kind == BlockToolResult:
-					tl, ok := tools[b.ToolID]
-					if !ok {
-						tl.kind = b.ToolKind()
-					}
-					tr.ToolResults = append(tr.ToolResults, ToolResult{ID: b.ToolID, Name: tl.name, Kind: tl.kind, Success: !b.IsError, Output: b.Text, Images: b.Images})
-				case b.Kind == BlockText && m.Role == RoleAssistant:
-					resp = append(resp, b.Text)
+// setPrompt records the prompt p that opens the turn: its text (the
+// recorded prompt when there is one), id and timestamp.
+func (tr *Turn) setPrompt(p *Message) {
+	tr.UserMessage = p.Text()
+	if p.Prompt != "" {
+		tr.UserMessage = p.Prompt
+	}
+	tr.PromptUUID, tr.PromptTime = p.UUID, p.Timestamp
+}
+
+// collect appends the turn's messages' tool calls and results (results
+// named by their call, through tools) to the turn, and its assistant text
+// blocks to resp, which it returns.
+func (tr *Turn) collect(msgs []Message, tools map[string]turnTool, resp []string) []string {
+	for i := range msgs {
+		m := &msgs[i]
+		for j := range m.Blocks {
+			b := &m.Blocks[j]
+			switch {
+			case b.Kind == BlockToolUse:
+				tr.ToolCalls = append(tr.ToolCalls, ToolCall{ID: b.ToolID, Name: b.ToolName, Kind: b.ToolKind(), Input: b.Input, Path: b.Path, Command: b.Command})
+			case b.Kind == BlockToolResult:
+				tl, ok := tools[b.ToolID]
+				if !ok {
+					tl.kind = b.ToolKind()
 				}
-			}
-		}
-		calls, results = calls[:len(calls)+len(tr.ToolCalls)], results[:len(results)+len(tr.ToolResults)]
-		tr.AssistantResponse = strings.Join(resp, "\n")
-		if k > 0 {
-			prev := &turns[k-1]
-			if n := len(prev.ToolResults); n > 0 && !prev.ToolResults[n-1].Success {
-				tr.PreviousError = true
+				tr.ToolResults = append(tr.ToolResults, ToolResult{ID: b.ToolID, Name: tl.name, Kind: tl.kind, Success: !b.IsError, Output: b.Text, Images: b.Images})
+			case b.Kind == BlockText && m.Role == RoleAssistant:
+				resp = append(resp, b.Text)
 			}
 		}
 	}
-	return turns
+	return resp
 }
 
 // TurnOf returns, for each message index, the index of the turn holding it.
