@@ -221,6 +221,22 @@ func (d *decoder) length() int {
 	return int(n - 1)
 }
 
+// maxPrealloc is the most Decode allocates for a slice or map before it
+// has decoded its elements: a length is only checked against the bytes
+// left (one an element at least), and an element may take hundreds of
+// bytes in memory, so a crafted length could otherwise allocate far more
+// than the entry's size.
+const maxPrealloc = 1 << 20
+
+// preallocated is how many of n elements of size bytes to allocate at
+// first (at least one when n > 0); a slice then grows by doubling.
+func preallocated(n int, size uintptr) int {
+	if size == 0 || uintptr(n)*size <= maxPrealloc {
+		return n
+	}
+	return max(1, int(maxPrealloc/size))
+}
+
 type compiler struct {
 	skip  func(reflect.StructField) bool
 	plans map[reflect.Type]*plan
@@ -391,8 +407,14 @@ func (c *compiler) slicePlan(p *plan, t reflect.Type) error {
 		if n < 0 {
 			return
 		}
-		s := reflect.MakeSlice(t, n, n)
+		c := preallocated(n, t.Elem().Size())
+		s := reflect.MakeSlice(t, c, c)
 		for i := 0; i < n; i++ {
+			if i == s.Len() { // grow by doubling, up to n
+				g := reflect.MakeSlice(t, min(2*i, n), min(2*i, n))
+				reflect.Copy(g, s)
+				s = g
+			}
 			ep.dec(d, s.Index(i))
 		}
 		v.Set(s)
@@ -452,7 +474,7 @@ func (c *compiler) mapPlan(p *plan, t reflect.Type) error {
 		if n < 0 {
 			return
 		}
-		m := reflect.MakeMapWithSize(t, n)
+		m := reflect.MakeMapWithSize(t, preallocated(n, t.Key().Size()+t.Elem().Size()))
 		for i := 0; i < n; i++ {
 			k, x := reflect.New(kt).Elem(), reflect.New(et).Elem()
 			kp.dec(d, k)

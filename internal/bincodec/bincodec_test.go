@@ -2,8 +2,10 @@ package bincodec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -205,4 +207,41 @@ func FuzzDecode(f *testing.F) {
 		// strings the encoder would share differently or unsorted maps.
 		_ = c.Append(nil, &out)
 	})
+}
+
+// bigElem is a slice element of 512 bytes that encodes in as few as 64.
+type bigElem struct{ A [64]int64 }
+
+// TestClaimedLengthBoundsAllocation: a length that the data left could
+// hold only in its smallest encoding (one byte an element) must not make
+// Decode allocate that many elements up front: a crafted 1 MB entry once
+// made it allocate 512 MB before failing as truncated.
+func TestClaimedLengthBoundsAllocation(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ptr  any
+	}{
+		{"slice", &struct{ S []bigElem }{}},
+		{"map", &struct{ M map[int64]bigElem }{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := New(tc.ptr, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const claimed = 1 << 20
+			data := binary.AppendUvarint(nil, claimed+1)
+			data = append(data, make([]byte, claimed)...) // zeros: each element's fields decode, then the data ends
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			err = c.Decode(data, tc.ptr)
+			runtime.ReadMemStats(&after)
+			if err == nil {
+				t.Fatal("a truncated entry decoded")
+			}
+			if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+				t.Errorf("decoding a %d-byte entry allocated %d MB", len(data), got>>20)
+			}
+		})
+	}
 }
