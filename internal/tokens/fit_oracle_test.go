@@ -35,15 +35,7 @@ func noisy(seed uint64, files int) []Sample {
 				seg++
 			}
 			if k > 0 {
-				x[fProse] += float64(rng.IntN(400))
-				x[fThinking] += float64(rng.IntN(3)) * float64(rng.IntN(800))
-				x[fToolInput] += float64(rng.IntN(300))
-				x[fToolOutput] += float64(rng.IntN(20000))
-				x[fMessage] += float64(1 + rng.IntN(3))
-				n := float64(rng.IntN(4))
-				x[fToolCall] += n
-				x[fToolResult] += n
-				x[fToolParam] += n * float64(1+rng.IntN(3))
+				growFeatures(rng, &x)
 				if rng.IntN(40) == 0 {
 					x[fImage]++
 				}

@@ -17,15 +17,7 @@ func synthetic(truth *Factors, files, calls int, seed uint64) []Sample {
 		var x features
 		for k := 0; k < calls; k++ {
 			if k > 0 {
-				x[fProse] += float64(rng.IntN(400))
-				x[fThinking] += float64(rng.IntN(3)) * float64(rng.IntN(800))
-				x[fToolInput] += float64(rng.IntN(300))
-				x[fToolOutput] += float64(rng.IntN(20000))
-				x[fMessage] += float64(1 + rng.IntN(3))
-				n := float64(rng.IntN(4))
-				x[fToolCall] += n
-				x[fToolResult] += n
-				x[fToolParam] += n * float64(1+rng.IntN(3))
+				growFeatures(rng, &x)
 			}
 			real := 20000.0
 			for j := range v {
@@ -211,4 +203,18 @@ func TestCalibratePerGeneration(t *testing.T) {
 	if worst < 0.05 {
 		t.Errorf("one factor set fits both tokenizers (worst error %.3f): the test does not exercise generations", worst)
 	}
+}
+
+// growFeatures adds one call's worth of random content to x: what a call
+// adds to the context in the synthetic samples of the fitting tests.
+func growFeatures(rng *rand.Rand, x *features) {
+	x[fProse] += float64(rng.IntN(400))
+	x[fThinking] += float64(rng.IntN(3)) * float64(rng.IntN(800))
+	x[fToolInput] += float64(rng.IntN(300))
+	x[fToolOutput] += float64(rng.IntN(20000))
+	x[fMessage] += float64(1 + rng.IntN(3))
+	n := float64(rng.IntN(4))
+	x[fToolCall] += n
+	x[fToolResult] += n
+	x[fToolParam] += n * float64(1+rng.IntN(3))
 }
