@@ -188,8 +188,8 @@ func TestRulersMatchOracle(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := oracleRulers(results)
-			got, _ := json.Marshal(s)
-			exp, _ := json.Marshal(want)
+			got := mustJSON(t, s)
+			exp := mustJSON(t, want)
 			if string(got) != string(exp) {
 				t.Errorf("figures differ:\n got %s\nwant %s", got, exp)
 			}
@@ -337,8 +337,8 @@ func TestCrossValidateMatchesOracle(t *testing.T) {
 			if err := s.Err(); err != nil {
 				t.Fatal(err)
 			}
-			got, _ := json.Marshal(s.Calibration)
-			want, _ := json.Marshal(oracleCalibration(samples, nil))
+			got := mustJSON(t, s.Calibration)
+			want := mustJSON(t, oracleCalibration(samples, nil))
 			if string(got) != string(want) {
 				t.Errorf("calibration figures differ:\n got %s\nwant %s", got, want)
 			}
@@ -357,9 +357,9 @@ func TestRulersFinishTwice(t *testing.T) {
 		s.add(r)
 	}
 	s.finish()
-	first, _ := json.Marshal(s)
+	first := mustJSON(t, s)
 	s.finish()
-	second, _ := json.Marshal(s)
+	second := mustJSON(t, s)
 	if err := s.Err(); err != nil || string(first) != string(second) {
 		t.Errorf("second finish: err %v, figures changed: %v", err, string(first) != string(second))
 	}
@@ -393,4 +393,15 @@ func BenchmarkRulersFinish(b *testing.B) {
 			oracleCalibration(samples, nil)
 		}
 	})
+}
+
+// mustJSON is v as JSON, failing the test when it does not encode (two
+// failed encodings would otherwise compare equal).
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("encoding %T: %v", v, err)
+	}
+	return b
 }
