@@ -46,21 +46,12 @@ type resultCache struct {
 // every key.
 const cacheFormat = "compactbench-cache/3"
 
-var (
-	entryCodecOnce sync.Once
-	entryCodec     *bincodec.Codec
-	entryCodecErr  error
-)
-
 // cacheCodec compiles the entry codec once. The results' rule set pointers
 // are left out: the sets are configuration, linked again by name on load.
-func cacheCodec() (*bincodec.Codec, error) {
-	entryCodecOnce.Do(func() {
-		ruleSet := reflect.TypeFor[*anchors.RuleSet]()
-		entryCodec, entryCodecErr = bincodec.New(&cacheEntry{}, func(f reflect.StructField) bool { return f.Type == ruleSet })
-	})
-	return entryCodec, entryCodecErr
-}
+var cacheCodec = sync.OnceValues(func() (*bincodec.Codec, error) {
+	ruleSet := reflect.TypeFor[*anchors.RuleSet]()
+	return bincodec.New(&cacheEntry{}, func(f reflect.StructField) bool { return f.Type == ruleSet })
+})
 
 // openResultCache prepares a cache directory for a configuration.
 func openResultCache(dir string, cfg *analysis.Config, inputFormat string, limits loader.Limits) (*resultCache, error) {

@@ -62,17 +62,12 @@ type statIndex struct {
 	m    map[string]statRecord
 }
 
-var (
-	statCodecOnce sync.Once
-	statCodec     *bincodec.Codec
-	statCodecErr  error
-	crcTable      = crc32.MakeTable(crc32.Castagnoli)
-)
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-func recordCodec() (*bincodec.Codec, error) {
-	statCodecOnce.Do(func() { statCodec, statCodecErr = bincodec.New(&statRecord{}, nil) })
-	return statCodec, statCodecErr
-}
+// recordCodec compiles the stat record codec once.
+var recordCodec = sync.OnceValues(func() (*bincodec.Codec, error) {
+	return bincodec.New(&statRecord{}, nil)
+})
 
 // openStatIndex reads the index of a cache directory (an empty one when
 // there is none or it does not read).

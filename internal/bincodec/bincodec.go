@@ -402,12 +402,13 @@ func (c *compiler) slicePlan(p *plan, t reflect.Type) error {
 			ep.enc(e, v.Index(i))
 		}
 	}
+	size := t.Elem().Size()
 	p.dec = func(d *decoder, v reflect.Value) {
 		n := d.length()
 		if n < 0 {
 			return
 		}
-		c := preallocated(n, t.Elem().Size())
+		c := preallocated(n, size)
 		s := reflect.MakeSlice(t, c, c)
 		for i := 0; i < n; i++ {
 			if i == s.Len() { // grow by doubling, up to n
@@ -469,12 +470,13 @@ func (c *compiler) mapPlan(p *plan, t reflect.Type) error {
 		}
 	}
 	kt, et := t.Key(), t.Elem()
+	size := kt.Size() + et.Size()
 	p.dec = func(d *decoder, v reflect.Value) {
 		n := d.length()
 		if n < 0 {
 			return
 		}
-		m := reflect.MakeMapWithSize(t, preallocated(n, t.Key().Size()+t.Elem().Size()))
+		m := reflect.MakeMapWithSize(t, preallocated(n, size))
 		for i := 0; i < n; i++ {
 			k, x := reflect.New(kt).Elem(), reflect.New(et).Elem()
 			kp.dec(d, k)
