@@ -93,17 +93,43 @@ type FactIndex struct {
 	// base is, per fact id, the id of the file name that stands for a path
 	// fact (pathBase), or -1.
 	base []int32
-	// lines lists, per trimmed line, the messages that have it.
-	lines map[string][]int32
+	// lines numbers the trimmed lines that can be line facts; lineOcc
+	// lists, per line number, the messages that have the line, ascending.
+	lines   map[string]int32
+	lineOcc [][]int32
+}
+
+// lineOccurrences lists the messages that have a line, or nil.
+func (ix *FactIndex) lineOccurrences(l string) []int32 {
+	if n, ok := ix.lines[l]; ok {
+		return ix.lineOcc[n]
+	}
+	return nil
 }
 
 // IndexFacts extracts and indexes the facts of a transcript.
 func IndexFacts(t *transcript.Transcript) *FactIndex {
-	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), lines: map[string][]int32{}}
-	for k := range ix.ids {
-		ix.ids[k] = map[string]int32{}
+	// The maps and lists are sized for a transcript's usual number of
+	// facts (about one distinct path and one identifier per 500 bytes of
+	// text, a distinct fact in a message per 100), which saves most of
+	// their growing.
+	size := 0
+	for i := range t.Messages {
+		for j := range t.Messages[i].Blocks {
+			b := &t.Messages[i].Blocks[j]
+			size += len(b.Text) + len(b.Input)
+		}
 	}
-	per, start := ix.extractAll(t)
+	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), lines: map[string]int32{}}
+	for k := range ix.ids {
+		hint := 0
+		if k := FactKind(k); k == FactPath || k == FactIdent {
+			hint = size / 512
+		}
+		ix.ids[k] = make(map[string]int32, hint)
+	}
+	ix.facts = make([]Fact, 0, size/256)
+	per, start := ix.extractAll(t, size)
 	for i := range t.Messages {
 		if start[i] < start[i+1] {
 			ix.perMsg[i] = per[start[i]:start[i+1]:start[i+1]]
@@ -118,7 +144,7 @@ func IndexFacts(t *transcript.Transcript) *FactIndex {
 	for id := range n {
 		f := ix.facts[id]
 		if f.Kind.isLine() {
-			ix.occ[id] = ix.lines[f.Text] // a line occurs where any message has it
+			ix.occ[id] = ix.lineOccurrences(f.Text) // a line occurs where any message has it
 		}
 		b := ix.baseOf(f) // may add the file name: ix.base grows
 		ix.base[id] = b
@@ -130,15 +156,18 @@ func IndexFacts(t *transcript.Transcript) *FactIndex {
 // id: per lists the distinct fact ids of every message, in message order,
 // message i's from start[i] to start[i+1]. Lines that can be line facts are
 // indexed in ix.lines.
-func (ix *FactIndex) extractAll(t *transcript.Transcript) (per []int32, start []int) {
-	in := indexer{ix: ix}
+func (ix *FactIndex) extractAll(t *transcript.Transcript, size int) (per []int32, start []int) {
+	in := indexer{ix: ix, last: make([]int32, 0, cap(ix.facts)), per: make([]int32, 0, size/100)}
 	ex := extractor{idx: &in}
 	start = make([]int, len(t.Messages)+1)
+	lineStart := make([]int, len(t.Messages)+1)
 	for i := range t.Messages {
 		in.mi = int32(i)
 		ex.message(&t.Messages[i])
 		start[i+1] = len(in.per)
+		lineStart[i+1] = len(in.linePer)
 	}
+	ix.lineOcc = occurrences(in.linePer, lineStart, len(in.lineLast), len(in.lineLast))
 	return in.per, start
 }
 
@@ -149,6 +178,8 @@ type indexer struct {
 	mi   int32   // the message being indexed
 	last []int32 // per fact id, the last message it was found in
 	per  []int32 // the distinct fact ids of every message so far
+	// lineLast and linePer are last and per for line numbers (ix.lines).
+	lineLast, linePer []int32
 }
 
 // fact takes a fact found in the current message: one lookup per
@@ -172,7 +203,16 @@ func (in *indexer) fact(f Fact) {
 
 // line notes a line that can be a line fact in the current message.
 func (in *indexer) line(l string) {
-	in.ix.lines[l] = appendOnce(in.ix.lines[l], in.mi)
+	n, ok := in.ix.lines[l]
+	if !ok {
+		n = int32(len(in.lineLast))
+		in.ix.lines[l] = n
+		in.lineLast = append(in.lineLast, -1)
+	}
+	if in.lineLast[n] != in.mi {
+		in.lineLast[n] = in.mi
+		in.linePer = append(in.linePer, n)
+	}
 }
 
 // occurrences lists, for each of n fact ids, the messages it was found in,
@@ -215,7 +255,7 @@ func (ix *FactIndex) intern(f Fact) int32 {
 	ix.facts = append(ix.facts, f)
 	var occ []int32
 	if f.Kind.isLine() {
-		occ = ix.lines[f.Text]
+		occ = ix.lineOccurrences(f.Text)
 	}
 	ix.occ = append(ix.occ, occ)
 	ix.base = append(ix.base, base)
@@ -228,13 +268,6 @@ func (ix *FactIndex) baseOf(f Fact) int32 {
 		return ix.intern(Fact{FactPath, b})
 	}
 	return -1
-}
-
-func appendOnce(s []int32, i int32) []int32 {
-	if n := len(s); n > 0 && s[n-1] == i {
-		return s
-	}
-	return append(s, i)
 }
 
 // neededAfter reports whether a fact occurs in a message at index ≥ from.
@@ -408,9 +441,11 @@ func errorAt(s string) int {
 	i := 0
 	for ; i+8 <= len(s); i += 7 {
 		x := load64(s, i) | lsb*0x20 // ASCII letters lower-cased
-		r, a := eqBytes(x, 'r'), eqBytes(x, 'a')
+		// hasBytes may mark too many (each candidate is checked), never
+		// too few.
+		r, a := hasBytes(x, 'r'), hasBytes(x, 'a')
 		r, a = r>>8, a>>8 // the next byte's marks, moved onto this one
-		c := eqBytes(x, 'e')&(r|eqBytes(x, 'x')>>8) | eqBytes(x, 't')&r | (eqBytes(x, 'p')|eqBytes(x, 'f'))&a
+		c := hasBytes(x, 'e')&(r|hasBytes(x, 'x')>>8) | hasBytes(x, 't')&r | (hasBytes(x, 'p')|hasBytes(x, 'f'))&a
 		for c &= msb >> 8; c != 0; c &= c - 1 {
 			if k := i + bits.TrailingZeros64(c)/8; errorWordAt(s[k:]) {
 				return k
@@ -600,10 +635,11 @@ const (
 )
 
 // load64 reads s[k:k+8] as a little-endian word.
+// (Slicing first leaves one bounds check where s[k+7] left eight.)
 func load64(s string, k int) uint64 {
-	_ = s[k+7]
-	return uint64(s[k]) | uint64(s[k+1])<<8 | uint64(s[k+2])<<16 | uint64(s[k+3])<<24 |
-		uint64(s[k+4])<<32 | uint64(s[k+5])<<40 | uint64(s[k+6])<<48 | uint64(s[k+7])<<56
+	s = s[k : k+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // zeroBytes sets the high bit of exactly the zero bytes of x.
@@ -613,6 +649,15 @@ func zeroBytes(x uint64) uint64 {
 
 // eqBytes sets the high bit of exactly the bytes of x equal to c.
 func eqBytes(x uint64, c byte) uint64 { return zeroBytes(x ^ lsb*uint64(c)) }
+
+// hasBytes sets the high bit of the bytes of x equal to c, and may set it
+// of bytes above one that is (a borrow runs up): its lowest mark is always
+// right, and it misses none. Cheaper than eqBytes, for searches that take
+// the lowest mark or check each.
+func hasBytes(x uint64, c byte) uint64 {
+	t := x ^ lsb*uint64(c)
+	return (t - lsb) &^ t & msb
+}
 
 // rangeBytes sets the high bit of exactly the bytes of x in [lo, hi]
 // (lo ≤ hi < 0x80).
@@ -636,8 +681,9 @@ func nextWordHit(text string, from int) int {
 	for ; k+8 <= len(text); k += 8 {
 		x := load64(text, k)
 		lower := rangeBytes(x, 'a', 'z')
+		// The lowest mark of hasBytes is right; the lowest of hits is.
 		hits := rangeBytes(x, 'A', 'Z')&(lower<<8|carry) | rangeBytes(x, '.', '/') |
-			eqBytes(x, ':') | eqBytes(x, '\\') | eqBytes(x, '_')
+			hasBytes(x, ':') | hasBytes(x, '\\') | hasBytes(x, '_')
 		if hits != 0 {
 			return k + bits.TrailingZeros64(hits)/8
 		}

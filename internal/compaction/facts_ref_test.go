@@ -391,14 +391,15 @@ func TestSpanCuesMatchToLower(t *testing.T) {
 // refIndexFacts builds a fact index as it was built before the indexer
 // memoized words: the reference extractor's facts, one map lookup each.
 func refIndexFacts(t *transcript.Transcript) *FactIndex {
-	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), lines: map[string][]int32{}}
+	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages))}
+	lines := map[string][]int32{}
 	for k := range ix.ids {
 		ix.ids[k] = map[string]int32{}
 	}
 	var mi int32
 	var last, per []int32
 	start := make([]int, len(t.Messages)+1)
-	ex := refExtractor{lineFn: func(l string) { ix.lines[l] = appendOnce(ix.lines[l], mi) }}
+	ex := refExtractor{lineFn: func(l string) { lines[l] = appendOnce(lines[l], mi) }}
 	ex.emit = func(f Fact) {
 		id, ok := ix.ids[f.Kind][f.Text]
 		if !ok {
@@ -422,17 +423,38 @@ func refIndexFacts(t *transcript.Transcript) *FactIndex {
 			ix.perMsg[i] = per[start[i]:start[i+1]:start[i+1]]
 		}
 	}
+	ix.lines = map[string]int32{}
+	for l, occ := range lines {
+		ix.lines[l] = int32(len(ix.lineOcc))
+		ix.lineOcc = append(ix.lineOcc, occ)
+	}
 	n := len(ix.facts)
 	ix.occ = occurrences(per, start, n, n)
 	ix.base = make([]int32, n)
 	for id := range n {
 		f := ix.facts[id]
 		if f.Kind.isLine() {
-			ix.occ[id] = ix.lines[f.Text]
+			ix.occ[id] = lines[f.Text]
 		}
 		ix.base[id] = ix.baseOf(f)
 	}
 	return ix
+}
+
+func appendOnce(s []int32, i int32) []int32 {
+	if n := len(s); n > 0 && s[n-1] == i {
+		return s
+	}
+	return append(s, i)
+}
+
+// lineMap is an index's lines and the messages that have each.
+func lineMap(ix *FactIndex) map[string][]int32 {
+	m := map[string][]int32{}
+	for l, n := range ix.lines {
+		m[l] = ix.lineOcc[n]
+	}
+	return m
 }
 
 // sameIndex reports where two fact indexes differ, or "".
@@ -446,7 +468,7 @@ func sameIndex(got, want *FactIndex) string {
 		return "perMsg"
 	case !slices.EqualFunc(got.occ, want.occ, slices.Equal):
 		return "occ"
-	case !maps.EqualFunc(got.lines, want.lines, slices.Equal):
+	case !maps.EqualFunc(lineMap(got), lineMap(want), slices.Equal):
 		return "lines"
 	}
 	for k := range got.ids {
