@@ -585,25 +585,16 @@ func (ex *extractor) words(text string) {
 			i--
 		}
 		// One pass over the word finds its end and its shape: the classes
-		// of its bytes, whether an upper-case letter follows a lower-case
-		// one, whether it has a slash, and where its first dot and its last
-		// byte other than . : ? are (plainWord).
-		var seen, prev uint8
-		dot, keep := -1, -1
+		// of its bytes, and whether an upper-case letter follows a
+		// lower-case one (hump: classLower moved onto classUpper).
+		var seen, hump, prev uint16
 		j := i
 		for ; j < len(text); j++ {
 			c := wordClass[text[j]]
 			if c&classSep != 0 {
 				break
 			}
-			if c&classUpper != 0 && prev&classLower != 0 {
-				seen |= classIdent
-			}
-			if c&classTrim == 0 {
-				keep = j
-			} else if c&classDot != 0 && dot < 0 {
-				dot = j
-			}
+			hump |= c & (prev >> 1)
 			seen |= c
 			prev = c
 		}
@@ -613,17 +604,28 @@ func (ex *extractor) words(text string) {
 			continue
 		}
 		w := text[i:j]
+		identy := seen&classIdent != 0 || hump&classUpper != 0
 		switch {
 		case seen&classPath != 0:
 			// A plain word (no slash, no dot before its trailing . : ?)
 			// without an identifier's shape holds no fact.
-			if seen&(classIdent|classSlash) != 0 || dot >= 0 && dot < keep {
-				ex.word(w)
+			if identy || seen&classSlash != 0 || seen&classDot != 0 && dotBeforeEnd(w) {
+				ex.word(w, seen)
 			}
-		case seen&classIdent != 0:
+		case identy:
 			ex.ident(w)
 		}
 	}
+}
+
+// dotBeforeEnd reports whether w has a dot before its last byte other
+// than . : ? (a word that is not plain by plainWord, given it has no slash).
+func dotBeforeEnd(w string) bool {
+	k := len(w) - 1
+	for k >= 0 && wordClass[w[k]]&classTrim != 0 {
+		k--
+	}
+	return k > 0 && strings.IndexByte(w[:k], '.') >= 0
 }
 
 // SWAR constants: a one in every byte, the high bit of every byte, and
@@ -719,24 +721,28 @@ const (
 	classSep = 1 << iota
 	classPath
 	classIdent
-	classUpper
+	classUpper // classLower >> 1, for words' hump
 	classLower
 	classSlash // / and \
 	classDot   // .
 	classTrim  // . : ?, which word trims from a word's end
+	classColon // :
+	classBack  // \
 )
 
-var wordClass = func() (t [256]uint8) {
+var wordClass = func() (t [256]uint16) {
 	for c := range 256 {
 		switch {
 		case sepTable[c]:
 			t[c] = classSep
-		case c == '/' || c == '\\':
+		case c == '/':
 			t[c] = classPath | classSlash
+		case c == '\\':
+			t[c] = classPath | classSlash | classBack
 		case c == '.':
 			t[c] = classPath | classDot | classTrim
 		case c == ':':
-			t[c] = classPath | classTrim
+			t[c] = classPath | classTrim | classColon
 		case c == '?':
 			t[c] = classTrim
 		case c == '_':
@@ -760,7 +766,9 @@ func plainWord(w string) bool {
 		strings.IndexByte(strings.TrimRight(w, ".:?"), '.') < 0
 }
 
-func (ex *extractor) word(w string) {
+// word judges a path-like word; shape has (at least) the classes of its
+// bytes (wordClass), which spare it the searches for bytes it lacks.
+func (ex *extractor) word(w string, shape uint16) {
 	for len(w) > 0 {
 		if c := w[len(w)-1]; c == '.' || c == ':' || c == '?' {
 			w = w[:len(w)-1]
@@ -778,13 +786,15 @@ func (ex *extractor) word(w string) {
 		ex.add(FactURL, clip(w, 300))
 		return
 	}
-	w = stripLineSuffix(w)
-	if k := colons(w); k > 0 { // tests/a.py::test_x, pkg::mod::f
-		ex.word(w[:k])
-		ex.word(w[k+2:])
-		return
+	if shape&classColon != 0 {
+		w = stripLineSuffix(w)
+		if k := colons(w); k > 0 { // tests/a.py::test_x, pkg::mod::f
+			ex.word(w[:k], shape)
+			ex.word(w[k+2:], shape)
+			return
+		}
 	}
-	if isPath(w) {
+	if isPath(w, shape) {
 		ex.add(FactPath, w)
 		return
 	}
@@ -914,31 +924,42 @@ func isCodeIdent(s string) bool {
 	return humps >= 1
 }
 
-// codeExts are extensions that make a bare file name a path fact.
-var codeExts = map[string]bool{
-	"go": true, "py": true, "ts": true, "tsx": true, "js": true, "jsx": true, "mjs": true, "rs": true, "java": true,
-	"kt": true, "c": true, "h": true, "cc": true, "cpp": true, "hpp": true, "cs": true, "rb": true, "php": true,
-	"swift": true, "ex": true, "exs": true, "erl": true, "scala": true, "lua": true, "sh": true, "bash": true,
-	"zsh": true, "ps1": true, "sql": true, "md": true, "txt": true, "json": true, "jsonl": true, "yaml": true,
-	"yml": true, "toml": true, "ini": true, "cfg": true, "conf": true, "xml": true, "html": true, "css": true,
-	"scss": true, "vue": true, "svelte": true, "dart": true, "proto": true, "lock": true, "mod": true, "sum": true,
-	"ipynb": true, "tf": true, "gradle": true, "env": true, "csv": true, "log": true, "zig": true, "nix": true,
+// isCodeExt reports whether an extension makes a bare file name a path
+// fact (codeExts; a switch, which needs no hashing).
+func isCodeExt(e string) bool {
+	switch e {
+	case "go", "py", "ts", "tsx", "js", "jsx", "mjs", "rs", "java",
+		"kt", "c", "h", "cc", "cpp", "hpp", "cs", "rb", "php",
+		"swift", "ex", "exs", "erl", "scala", "lua", "sh", "bash",
+		"zsh", "ps1", "sql", "md", "txt", "json", "jsonl", "yaml",
+		"yml", "toml", "ini", "cfg", "conf", "xml", "html", "css",
+		"scss", "vue", "svelte", "dart", "proto", "lock", "mod", "sum",
+		"ipynb", "tf", "gradle", "env", "csv", "log", "zig", "nix":
+		return true
+	}
+	return false
 }
 
-// isPath decides whether a word is a file path.
-func isPath(w string) bool {
+// isPath decides whether a word is a file path; shape has (at least) the
+// classes of its bytes (wordClass).
+func isPath(w string, shape uint16) bool {
 	if len(w) >= 3 && w[1] == ':' && (w[2] == '\\' || w[2] == '/') && (w[0]|0x20 >= 'a' && w[0]|0x20 <= 'z') {
 		return len(w) > 3
 	}
-	slash := strings.LastIndexByte(w, '/')
-	if b := strings.LastIndexByte(w, '\\'); b > slash {
-		slash = b
+	slash := -1
+	if shape&classSlash != 0 {
+		slash = strings.LastIndexByte(w, '/')
+		if shape&classBack != 0 {
+			if b := strings.LastIndexByte(w, '\\'); b > slash {
+				slash = b
+			}
+		}
 	}
 	if slash < 0 {
 		dot := strings.LastIndexByte(w, '.')
-		return dot >= 2 && codeExts[w[dot+1:]] && hasLetter(w[:dot])
+		return dot >= 2 && isCodeExt(w[dot+1:]) && hasLetter(w[:dot])
 	}
-	if strings.Contains(w, "//") {
+	if hasDoubleSlash(w) {
 		return false
 	}
 	switch {
@@ -948,6 +969,21 @@ func isPath(w string) bool {
 	last := w[slash+1:]
 	dot := strings.LastIndexByte(last, '.')
 	return slash > 0 && dot > 0 && dot < len(last)-1 && hasLetter(last[dot+1:]) && hasLetter(w[:slash])
+}
+
+// hasDoubleSlash is strings.Contains(w, "//"), looking from the first
+// slash.
+func hasDoubleSlash(w string) bool {
+	i := strings.IndexByte(w, '/')
+	if i < 0 {
+		return false
+	}
+	for i++; i < len(w); i++ {
+		if w[i] == '/' && w[i-1] == '/' {
+			return true
+		}
+	}
+	return false
 }
 
 func hasLetter(s string) bool {

@@ -170,7 +170,7 @@ func (ex *refExtractor) words(text string) {
 		// Only words with a slash, backslash, dot or colon (paths, URLs,
 		// dotted or positioned names) or an underscore or an upper-case
 		// letter after a lower-case one (identifiers) can be facts.
-		var seen, prev uint8
+		var seen, prev uint16
 		for j < len(text) {
 			c := wordClass[text[j]]
 			if c&classSep != 0 {
@@ -223,7 +223,7 @@ func (ex *refExtractor) word(w string) {
 		ex.word(w[k+2:])
 		return
 	}
-	if isPath(w) {
+	if refIsPath(w) {
 		ex.add(FactPath, w)
 		return
 	}
@@ -501,4 +501,61 @@ func TestIndexFactsMatchesReference(t *testing.T) {
 			}
 		}
 	})
+}
+
+// codeExts are the extensions that make a bare file name a path fact, as
+// the reference looks them up.
+var codeExts = map[string]bool{
+	"go": true, "py": true, "ts": true, "tsx": true, "js": true, "jsx": true, "mjs": true, "rs": true, "java": true,
+	"kt": true, "c": true, "h": true, "cc": true, "cpp": true, "hpp": true, "cs": true, "rb": true, "php": true,
+	"swift": true, "ex": true, "exs": true, "erl": true, "scala": true, "lua": true, "sh": true, "bash": true,
+	"zsh": true, "ps1": true, "sql": true, "md": true, "txt": true, "json": true, "jsonl": true, "yaml": true,
+	"yml": true, "toml": true, "ini": true, "cfg": true, "conf": true, "xml": true, "html": true, "css": true,
+	"scss": true, "vue": true, "svelte": true, "dart": true, "proto": true, "lock": true, "mod": true, "sum": true,
+	"ipynb": true, "tf": true, "gradle": true, "env": true, "csv": true, "log": true, "zig": true, "nix": true,
+}
+
+// refIsPath decides whether a word is a file path, as before words passed
+// their shape on.
+func refIsPath(w string) bool {
+	if len(w) >= 3 && w[1] == ':' && (w[2] == '\\' || w[2] == '/') && (w[0]|0x20 >= 'a' && w[0]|0x20 <= 'z') {
+		return len(w) > 3
+	}
+	slash := strings.LastIndexByte(w, '/')
+	if b := strings.LastIndexByte(w, '\\'); b > slash {
+		slash = b
+	}
+	if slash < 0 {
+		dot := strings.LastIndexByte(w, '.')
+		return dot >= 2 && codeExts[w[dot+1:]] && hasLetter(w[:dot])
+	}
+	if strings.Contains(w, "//") {
+		return false
+	}
+	switch {
+	case w[0] == '/', strings.HasPrefix(w, "~/"), strings.HasPrefix(w, "./"), strings.HasPrefix(w, "../"):
+		return slash < len(w)-1 && hasLetter(w[1:])
+	}
+	last := w[slash+1:]
+	dot := strings.LastIndexByte(last, '.')
+	return slash > 0 && dot > 0 && dot < len(last)-1 && hasLetter(last[dot+1:]) && hasLetter(w[:slash])
+}
+
+// TestCodeExts checks the extension switch against the reference's map.
+func TestCodeExts(t *testing.T) {
+	n := 0
+	for e := range codeExts {
+		if !isCodeExt(e) {
+			t.Errorf("isCodeExt(%q) = false", e)
+		}
+		n++
+	}
+	for _, e := range []string{"", "g", "goo", "GO", "Go", "pyc", "jsonl2", "yml ", "method", "0"} {
+		if isCodeExt(e) {
+			t.Errorf("isCodeExt(%q) = true", e)
+		}
+	}
+	if n != 58 {
+		t.Errorf("%d extensions, want 58", n)
+	}
 }

@@ -192,7 +192,7 @@ func TestPlainWordsHoldNoFact(t *testing.T) {
 	var walk func(w []byte)
 	walk = func(w []byte) {
 		if len(w) >= 3 {
-			var seen, prev uint8
+			var seen, prev uint16
 			for _, c := range w {
 				k := wordClass[c]
 				seen |= k
@@ -205,7 +205,7 @@ func TestPlainWordsHoldNoFact(t *testing.T) {
 				checked++
 				ex.gen++
 				ex.out = nil
-				ex.word(string(w))
+				ex.word(string(w), seen)
 				if len(ex.out) > 0 {
 					t.Fatalf("%q is plain but holds %v", w, ex.out)
 				}
