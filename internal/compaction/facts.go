@@ -682,9 +682,12 @@ func nextWordHit(text string, from int) int {
 	}
 	for ; k+8 <= len(text); k += 8 {
 		x := load64(text, k)
-		lower := rangeBytes(x, 'a', 'z')
+		// ASCII letters of either case; bit 5 (0x20) of a letter, moved
+		// onto the high bit, tells lower from upper case.
+		letter, low := rangeBytes(x|lsb*0x20, 'a', 'z'), x<<2
+		lower := letter & low
 		// The lowest mark of hasBytes is right; the lowest of hits is.
-		hits := rangeBytes(x, 'A', 'Z')&(lower<<8|carry) | rangeBytes(x, '.', '/') |
+		hits := letter&^low&(lower<<8|carry) | rangeBytes(x, '.', '/') |
 			hasBytes(x, ':') | hasBytes(x, '\\') | hasBytes(x, '_')
 		if hits != 0 {
 			return k + bits.TrailingZeros64(hits)/8
@@ -815,44 +818,50 @@ func colons(w string) int {
 }
 
 // ident adds the identifiers of a word, also inside dotted or slashed words
-// (obj.methodName): the runs of identifier bytes that isCodeIdent accepts,
-// judged in the same pass that finds each run's end.
+// (obj.methodName): the runs of identifier bytes that isCodeIdent accepts.
+// One pass finds a run's end, the classes it has and whether an upper-case
+// letter follows a lower-case one (hump: icLower shifted onto icUpper); a
+// run with an underscore is judged again (identWithUnderscore).
 func (ex *extractor) ident(w string) {
 	for len(w) > 0 {
-		// letters counts the run's letters; hump is an upper-case letter
-		// after a lower-case one; inner an underscore between two other
-		// bytes (pend: an underscore after another byte, not yet followed
-		// by one).
-		var letters int
-		var hump, other, pend, inner bool
-		var prev uint8
+		var all, hump, prev uint8
 		k := 0
 		for ; k < len(w); k++ {
 			c := identClass[w[k]]
 			if c == 0 {
 				break
 			}
-			switch {
-			case c&icUnder != 0:
-				pend = other
-			default:
-				inner = inner || pend
-				other = true
-				if c&(icUpper|icLower) != 0 {
-					letters++
-					hump = hump || c&icUpper != 0 && prev&icLower != 0
-				}
-			}
+			all |= c
+			hump |= c & (prev >> 1)
 			prev = c
 		}
-		if k >= 5 && w[0]-'0' > 9 && (inner && letters >= 3 || !inner && hump) {
-			ex.add(FactIdent, w[:k])
+		if k >= 5 && w[0]-'0' > 9 {
+			if all&icUnder == 0 && hump&icUpper != 0 || all&icUnder != 0 && identWithUnderscore(w[:k], hump&icUpper != 0) {
+				ex.add(FactIdent, w[:k])
+			}
 		}
 		if k == len(w) {
 			break
 		}
 		w = w[k+1:]
 	}
+}
+
+// identWithUnderscore judges a run of identifier bytes with an underscore:
+// one between two other bytes and three letters make it an identifier;
+// else a hump does.
+func identWithUnderscore(run string, hump bool) bool {
+	inner := strings.Trim(run, "_")
+	if strings.IndexByte(inner, '_') < 0 {
+		return hump
+	}
+	letters := 0
+	for i := 0; i < len(inner); i++ {
+		if identClass[inner[i]]&(icUpper|icLower) != 0 {
+			letters++
+		}
+	}
+	return letters >= 3
 }
 
 // identClass classifies the bytes of identifiers (isIdent): an
