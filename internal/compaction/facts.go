@@ -120,9 +120,9 @@ func IndexFacts(t *transcript.Transcript) *FactIndex {
 			size += len(b.Text) + len(b.Input)
 		}
 	}
-	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), lines: map[string]int32{}}
+	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), lines: make(map[string]int32, size/2048)}
 	for k := range ix.ids {
-		hint := 0
+		hint := size / 8192 // URLs, error lines, commands, constraints
 		if k := FactKind(k); k == FactPath || k == FactIdent {
 			hint = size / 512
 		}
@@ -157,7 +157,8 @@ func IndexFacts(t *transcript.Transcript) *FactIndex {
 // message i's from start[i] to start[i+1]. Lines that can be line facts are
 // indexed in ix.lines.
 func (ix *FactIndex) extractAll(t *transcript.Transcript, size int) (per []int32, start []int) {
-	in := indexer{ix: ix, last: make([]int32, 0, cap(ix.facts)), per: make([]int32, 0, size/100)}
+	in := indexer{ix: ix, last: make([]int32, 0, cap(ix.facts)), per: make([]int32, 0, size/100),
+		lineLast: make([]int32, 0, size/2048), linePer: make([]int32, 0, size/1024)}
 	ex := extractor{idx: &in}
 	start = make([]int, len(t.Messages)+1)
 	lineStart := make([]int, len(t.Messages)+1)
@@ -317,6 +318,8 @@ type extractor struct {
 	// of the deduplicated out list.
 	emit func(Fact)
 	cues cueText
+	// sents is the reused list of a prompt's sentences (constraints).
+	sents []string
 }
 
 // lines reports whether the extractor passes on lines for the occurrence
@@ -497,7 +500,8 @@ var constraintCues = []string{"don't ", "do not ", "dont ", "never ", "always ",
 // the start of the sentence or after a space (the sentence lower-cased,
 // with a space after it).
 func (ex *extractor) constraints(text string) {
-	for _, s := range sentences(text) {
+	ex.sents = appendSentences(ex.sents[:0], text)
+	for _, s := range ex.sents {
 		if ex.cues.hasWordCue("", s, " ") {
 			ex.add(FactConstraint, clip(s, 200))
 		}
@@ -553,8 +557,10 @@ func (c *cueText) hasWordCue(pre, s, post string) bool {
 }
 
 // sentences splits text at . ! ? and newlines, trimmed, non-empty.
-func sentences(text string) []string {
-	var out []string
+func sentences(text string) []string { return appendSentences(nil, text) }
+
+// appendSentences appends the sentences of text to out.
+func appendSentences(out []string, text string) []string {
 	start := 0
 	for i := 0; i <= len(text); i++ {
 		if i == len(text) || text[i] == '\n' || ((text[i] == '.' || text[i] == '!' || text[i] == '?') &&
