@@ -487,7 +487,7 @@ func TestIndexFactsMatchesReference(t *testing.T) {
 	var msgs []transcript.Message
 	for _, text := range []string{"see src/main.go:42 and parseConfig", "\"file_path\": \"/a/b.go\" src/main.go",
 		"parseConfig obj.parseConfig src/main.go:7 tests/a.py::test_x", "Error: src/main.go failed\nparseConfig",
-		"https://x.io/a?b. https://x.io/a?b", "get_user get_user.go ./b ./b"} {
+		"https://x.io/a?b. https://x.io/a?b", "get_user get_user.go ./b ./b", "Error: twice here\nError: twice here\n  Error: twice here"} {
 		msgs = append(msgs, textMessages(text)...)
 	}
 	tr := &transcript.Transcript{Messages: msgs}
@@ -558,4 +558,25 @@ func TestCodeExts(t *testing.T) {
 	if n != 58 {
 		t.Errorf("%d extensions, want 58", n)
 	}
+}
+
+// FuzzIndexFactsMatchesReference checks the whole index against the
+// reference on transcripts made of any text: each part of the text between
+// two form feeds becomes the four message kinds of textMessages, so facts
+// and lines recur across messages and kinds.
+func FuzzIndexFactsMatchesReference(f *testing.F) {
+	for _, s := range []string{"src/a.go parseConfig\fsrc/a.go Error: x\nfail", "Error: boom\f  Error: boom  \fnpm test", "Error: again\nError: again",
+		"a/b.c\\d e_f::gHi\fhttps://x.io/a. a/b.c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var msgs []transcript.Message
+		for _, part := range strings.Split(text, "\f") {
+			msgs = append(msgs, textMessages(part)...)
+		}
+		tr := &transcript.Transcript{Messages: msgs}
+		if d := sameIndex(IndexFacts(tr), refIndexFacts(tr)); d != "" {
+			t.Fatalf("%q: %s differ from the reference index", text, d)
+		}
+	})
 }
