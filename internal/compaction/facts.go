@@ -634,12 +634,10 @@ func dotBeforeEnd(w string) bool {
 	return k > 0 && strings.IndexByte(w[:k], '.') >= 0
 }
 
-// SWAR constants: a one in every byte, the high bit of every byte, and
-// the other bits.
+// SWAR constants: a one in every byte, and the high bit of every byte.
 const (
-	lsb  uint64 = 0x0101010101010101
-	msb  uint64 = 0x8080808080808080
-	low7 uint64 = 0x7f7f7f7f7f7f7f7f
+	lsb uint64 = 0x0101010101010101
+	msb uint64 = 0x8080808080808080
 )
 
 // load64 reads s[k:k+8] as a little-endian word.
@@ -650,18 +648,10 @@ func load64(s string, k int) uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
-// zeroBytes sets the high bit of exactly the zero bytes of x.
-func zeroBytes(x uint64) uint64 {
-	return ^((x&low7 + low7) | x) & msb
-}
-
-// eqBytes sets the high bit of exactly the bytes of x equal to c.
-func eqBytes(x uint64, c byte) uint64 { return zeroBytes(x ^ lsb*uint64(c)) }
-
 // hasBytes sets the high bit of the bytes of x equal to c, and may set it
 // of bytes above one that is (a borrow runs up): its lowest mark is always
-// right, and it misses none. Cheaper than eqBytes, for searches that take
-// the lowest mark or check each.
+// right, and it misses none. Cheaper than an exact match, for searches that
+// take the lowest mark or check each.
 func hasBytes(x uint64, c byte) uint64 {
 	t := x ^ lsb*uint64(c)
 	return (t - lsb) &^ t & msb
