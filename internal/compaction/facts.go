@@ -93,17 +93,43 @@ type FactIndex struct {
 	// base is, per fact id, the id of the file name that stands for a path
 	// fact (pathBase), or -1.
 	base []int32
-	// lines lists, per trimmed line, the messages that have it.
-	lines map[string][]int32
+	// lines numbers the trimmed lines that can be line facts; lineOcc
+	// lists, per line number, the messages that have the line, ascending.
+	lines   map[string]int32
+	lineOcc [][]int32
+}
+
+// lineOccurrences lists the messages that have a line, or nil.
+func (ix *FactIndex) lineOccurrences(l string) []int32 {
+	if n, ok := ix.lines[l]; ok {
+		return ix.lineOcc[n]
+	}
+	return nil
 }
 
 // IndexFacts extracts and indexes the facts of a transcript.
 func IndexFacts(t *transcript.Transcript) *FactIndex {
-	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), lines: map[string][]int32{}}
-	for k := range ix.ids {
-		ix.ids[k] = map[string]int32{}
+	// The maps and lists are sized for a transcript's usual number of
+	// facts (about one distinct path and one identifier per 500 bytes of
+	// text, a distinct fact in a message per 100), which saves most of
+	// their growing.
+	size := 0
+	for i := range t.Messages {
+		for j := range t.Messages[i].Blocks {
+			b := &t.Messages[i].Blocks[j]
+			size += len(b.Text) + len(b.Input)
+		}
 	}
-	per, start := ix.extractAll(t)
+	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), lines: make(map[string]int32, size/2048)}
+	for k := range ix.ids {
+		hint := size / 8192 // URLs, error lines, commands, constraints
+		if k := FactKind(k); k == FactPath || k == FactIdent {
+			hint = size / 512
+		}
+		ix.ids[k] = make(map[string]int32, hint)
+	}
+	ix.facts = make([]Fact, 0, size/256)
+	per, start := ix.extractAll(t, size)
 	for i := range t.Messages {
 		if start[i] < start[i+1] {
 			ix.perMsg[i] = per[start[i]:start[i+1]:start[i+1]]
@@ -118,7 +144,7 @@ func IndexFacts(t *transcript.Transcript) *FactIndex {
 	for id := range n {
 		f := ix.facts[id]
 		if f.Kind.isLine() {
-			ix.occ[id] = ix.lines[f.Text] // a line occurs where any message has it
+			ix.occ[id] = ix.lineOccurrences(f.Text) // a line occurs where any message has it
 		}
 		b := ix.baseOf(f) // may add the file name: ix.base grows
 		ix.base[id] = b
@@ -130,15 +156,19 @@ func IndexFacts(t *transcript.Transcript) *FactIndex {
 // id: per lists the distinct fact ids of every message, in message order,
 // message i's from start[i] to start[i+1]. Lines that can be line facts are
 // indexed in ix.lines.
-func (ix *FactIndex) extractAll(t *transcript.Transcript) (per []int32, start []int) {
-	in := indexer{ix: ix}
+func (ix *FactIndex) extractAll(t *transcript.Transcript, size int) (per []int32, start []int) {
+	in := indexer{ix: ix, last: make([]int32, 0, cap(ix.facts)), per: make([]int32, 0, size/100),
+		lineLast: make([]int32, 0, size/2048), linePer: make([]int32, 0, size/1024)}
 	ex := extractor{idx: &in}
 	start = make([]int, len(t.Messages)+1)
+	lineStart := make([]int, len(t.Messages)+1)
 	for i := range t.Messages {
 		in.mi = int32(i)
 		ex.message(&t.Messages[i])
 		start[i+1] = len(in.per)
+		lineStart[i+1] = len(in.linePer)
 	}
+	ix.lineOcc = occurrences(in.linePer, lineStart, len(in.lineLast), len(in.lineLast))
 	return in.per, start
 }
 
@@ -149,6 +179,8 @@ type indexer struct {
 	mi   int32   // the message being indexed
 	last []int32 // per fact id, the last message it was found in
 	per  []int32 // the distinct fact ids of every message so far
+	// lineLast and linePer are last and per for line numbers (ix.lines).
+	lineLast, linePer []int32
 }
 
 // fact takes a fact found in the current message: one lookup per
@@ -172,7 +204,16 @@ func (in *indexer) fact(f Fact) {
 
 // line notes a line that can be a line fact in the current message.
 func (in *indexer) line(l string) {
-	in.ix.lines[l] = appendOnce(in.ix.lines[l], in.mi)
+	n, ok := in.ix.lines[l]
+	if !ok {
+		n = int32(len(in.lineLast))
+		in.ix.lines[l] = n
+		in.lineLast = append(in.lineLast, -1)
+	}
+	if in.lineLast[n] != in.mi {
+		in.lineLast[n] = in.mi
+		in.linePer = append(in.linePer, n)
+	}
 }
 
 // occurrences lists, for each of n fact ids, the messages it was found in,
@@ -215,7 +256,7 @@ func (ix *FactIndex) intern(f Fact) int32 {
 	ix.facts = append(ix.facts, f)
 	var occ []int32
 	if f.Kind.isLine() {
-		occ = ix.lines[f.Text]
+		occ = ix.lineOccurrences(f.Text)
 	}
 	ix.occ = append(ix.occ, occ)
 	ix.base = append(ix.base, base)
@@ -228,13 +269,6 @@ func (ix *FactIndex) baseOf(f Fact) int32 {
 		return ix.intern(Fact{FactPath, b})
 	}
 	return -1
-}
-
-func appendOnce(s []int32, i int32) []int32 {
-	if n := len(s); n > 0 && s[n-1] == i {
-		return s
-	}
-	return append(s, i)
 }
 
 // neededAfter reports whether a fact occurs in a message at index ≥ from.
@@ -284,6 +318,8 @@ type extractor struct {
 	// of the deduplicated out list.
 	emit func(Fact)
 	cues cueText
+	// sents is the reused list of a prompt's sentences (constraints).
+	sents []string
 }
 
 // lines reports whether the extractor passes on lines for the occurrence
@@ -408,9 +444,11 @@ func errorAt(s string) int {
 	i := 0
 	for ; i+8 <= len(s); i += 7 {
 		x := load64(s, i) | lsb*0x20 // ASCII letters lower-cased
-		r, a := eqBytes(x, 'r'), eqBytes(x, 'a')
+		// hasBytes may mark too many (each candidate is checked), never
+		// too few.
+		r, a := hasBytes(x, 'r'), hasBytes(x, 'a')
 		r, a = r>>8, a>>8 // the next byte's marks, moved onto this one
-		c := eqBytes(x, 'e')&(r|eqBytes(x, 'x')>>8) | eqBytes(x, 't')&r | (eqBytes(x, 'p')|eqBytes(x, 'f'))&a
+		c := hasBytes(x, 'e')&(r|hasBytes(x, 'x')>>8) | hasBytes(x, 't')&r | (hasBytes(x, 'p')|hasBytes(x, 'f'))&a
 		for c &= msb >> 8; c != 0; c &= c - 1 {
 			if k := i + bits.TrailingZeros64(c)/8; errorWordAt(s[k:]) {
 				return k
@@ -462,7 +500,8 @@ var constraintCues = []string{"don't ", "do not ", "dont ", "never ", "always ",
 // the start of the sentence or after a space (the sentence lower-cased,
 // with a space after it).
 func (ex *extractor) constraints(text string) {
-	for _, s := range sentences(text) {
+	ex.sents = appendSentences(ex.sents[:0], text)
+	for _, s := range ex.sents {
 		if ex.cues.hasWordCue("", s, " ") {
 			ex.add(FactConstraint, clip(s, 200))
 		}
@@ -518,8 +557,10 @@ func (c *cueText) hasWordCue(pre, s, post string) bool {
 }
 
 // sentences splits text at . ! ? and newlines, trimmed, non-empty.
-func sentences(text string) []string {
-	var out []string
+func sentences(text string) []string { return appendSentences(nil, text) }
+
+// appendSentences appends the sentences of text to out.
+func appendSentences(out []string, text string) []string {
 	start := 0
 	for i := 0; i <= len(text); i++ {
 		if i == len(text) || text[i] == '\n' || ((text[i] == '.' || text[i] == '!' || text[i] == '?') &&
@@ -550,25 +591,16 @@ func (ex *extractor) words(text string) {
 			i--
 		}
 		// One pass over the word finds its end and its shape: the classes
-		// of its bytes, whether an upper-case letter follows a lower-case
-		// one, whether it has a slash, and where its first dot and its last
-		// byte other than . : ? are (plainWord).
-		var seen, prev uint8
-		dot, keep := -1, -1
+		// of its bytes, and whether an upper-case letter follows a
+		// lower-case one (hump: classLower moved onto classUpper).
+		var seen, hump, prev uint16
 		j := i
 		for ; j < len(text); j++ {
 			c := wordClass[text[j]]
 			if c&classSep != 0 {
 				break
 			}
-			if c&classUpper != 0 && prev&classLower != 0 {
-				seen |= classIdent
-			}
-			if c&classTrim == 0 {
-				keep = j
-			} else if c&classDot != 0 && dot < 0 {
-				dot = j
-			}
+			hump |= c & (prev >> 1)
 			seen |= c
 			prev = c
 		}
@@ -578,41 +610,52 @@ func (ex *extractor) words(text string) {
 			continue
 		}
 		w := text[i:j]
+		identy := seen&classIdent != 0 || hump&classUpper != 0
 		switch {
 		case seen&classPath != 0:
 			// A plain word (no slash, no dot before its trailing . : ?)
 			// without an identifier's shape holds no fact.
-			if seen&(classIdent|classSlash) != 0 || dot >= 0 && dot < keep {
-				ex.word(w)
+			if identy || seen&classSlash != 0 || seen&classDot != 0 && dotBeforeEnd(w) {
+				ex.word(w, seen)
 			}
-		case seen&classIdent != 0:
+		case identy:
 			ex.ident(w)
 		}
 	}
 }
 
-// SWAR constants: a one in every byte, the high bit of every byte, and
-// the other bits.
+// dotBeforeEnd reports whether w has a dot before its last byte other
+// than . : ? (a word that is not plain by plainWord, given it has no slash).
+func dotBeforeEnd(w string) bool {
+	k := len(w) - 1
+	for k >= 0 && wordClass[w[k]]&classTrim != 0 {
+		k--
+	}
+	return k > 0 && strings.IndexByte(w[:k], '.') >= 0
+}
+
+// SWAR constants: a one in every byte, and the high bit of every byte.
 const (
-	lsb  uint64 = 0x0101010101010101
-	msb  uint64 = 0x8080808080808080
-	low7 uint64 = 0x7f7f7f7f7f7f7f7f
+	lsb uint64 = 0x0101010101010101
+	msb uint64 = 0x8080808080808080
 )
 
 // load64 reads s[k:k+8] as a little-endian word.
+// (Slicing first leaves one bounds check where s[k+7] left eight.)
 func load64(s string, k int) uint64 {
-	_ = s[k+7]
-	return uint64(s[k]) | uint64(s[k+1])<<8 | uint64(s[k+2])<<16 | uint64(s[k+3])<<24 |
-		uint64(s[k+4])<<32 | uint64(s[k+5])<<40 | uint64(s[k+6])<<48 | uint64(s[k+7])<<56
+	s = s[k : k+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
-// zeroBytes sets the high bit of exactly the zero bytes of x.
-func zeroBytes(x uint64) uint64 {
-	return ^((x&low7 + low7) | x) & msb
+// hasBytes sets the high bit of the bytes of x equal to c, and may set it
+// of bytes above one that is (a borrow runs up): its lowest mark is always
+// right, and it misses none. Cheaper than an exact match, for searches that
+// take the lowest mark or check each.
+func hasBytes(x uint64, c byte) uint64 {
+	t := x ^ lsb*uint64(c)
+	return (t - lsb) &^ t & msb
 }
-
-// eqBytes sets the high bit of exactly the bytes of x equal to c.
-func eqBytes(x uint64, c byte) uint64 { return zeroBytes(x ^ lsb*uint64(c)) }
 
 // rangeBytes sets the high bit of exactly the bytes of x in [lo, hi]
 // (lo ≤ hi < 0x80).
@@ -635,9 +678,13 @@ func nextWordHit(text string, from int) int {
 	}
 	for ; k+8 <= len(text); k += 8 {
 		x := load64(text, k)
-		lower := rangeBytes(x, 'a', 'z')
-		hits := rangeBytes(x, 'A', 'Z')&(lower<<8|carry) | rangeBytes(x, '.', '/') |
-			eqBytes(x, ':') | eqBytes(x, '\\') | eqBytes(x, '_')
+		// ASCII letters of either case; bit 5 (0x20) of a letter, moved
+		// onto the high bit, tells lower from upper case.
+		letter, low := rangeBytes(x|lsb*0x20, 'a', 'z'), x<<2
+		lower := letter & low
+		// The lowest mark of hasBytes is right; the lowest of hits is.
+		hits := letter&^low&(lower<<8|carry) | rangeBytes(x, '.', '/') |
+			hasBytes(x, ':') | hasBytes(x, '\\') | hasBytes(x, '_')
 		if hits != 0 {
 			return k + bits.TrailingZeros64(hits)/8
 		}
@@ -673,24 +720,28 @@ const (
 	classSep = 1 << iota
 	classPath
 	classIdent
-	classUpper
+	classUpper // classLower >> 1, for words' hump
 	classLower
 	classSlash // / and \
 	classDot   // .
 	classTrim  // . : ?, which word trims from a word's end
+	classColon // :
+	classBack  // \
 )
 
-var wordClass = func() (t [256]uint8) {
+var wordClass = func() (t [256]uint16) {
 	for c := range 256 {
 		switch {
 		case sepTable[c]:
 			t[c] = classSep
-		case c == '/' || c == '\\':
+		case c == '/':
 			t[c] = classPath | classSlash
+		case c == '\\':
+			t[c] = classPath | classSlash | classBack
 		case c == '.':
 			t[c] = classPath | classDot | classTrim
 		case c == ':':
-			t[c] = classPath | classTrim
+			t[c] = classPath | classTrim | classColon
 		case c == '?':
 			t[c] = classTrim
 		case c == '_':
@@ -714,7 +765,9 @@ func plainWord(w string) bool {
 		strings.IndexByte(strings.TrimRight(w, ".:?"), '.') < 0
 }
 
-func (ex *extractor) word(w string) {
+// word judges a path-like word; shape has (at least) the classes of its
+// bytes (wordClass), which spare it the searches for bytes it lacks.
+func (ex *extractor) word(w string, shape uint16) {
 	for len(w) > 0 {
 		if c := w[len(w)-1]; c == '.' || c == ':' || c == '?' {
 			w = w[:len(w)-1]
@@ -732,13 +785,15 @@ func (ex *extractor) word(w string) {
 		ex.add(FactURL, clip(w, 300))
 		return
 	}
-	w = stripLineSuffix(w)
-	if k := colons(w); k > 0 { // tests/a.py::test_x, pkg::mod::f
-		ex.word(w[:k])
-		ex.word(w[k+2:])
-		return
+	if shape&classColon != 0 {
+		w = stripLineSuffix(w)
+		if k := colons(w); k > 0 { // tests/a.py::test_x, pkg::mod::f
+			ex.word(w[:k], shape)
+			ex.word(w[k+2:], shape)
+			return
+		}
 	}
-	if isPath(w) {
+	if isPath(w, shape) {
 		ex.add(FactPath, w)
 		return
 	}
@@ -759,44 +814,50 @@ func colons(w string) int {
 }
 
 // ident adds the identifiers of a word, also inside dotted or slashed words
-// (obj.methodName): the runs of identifier bytes that isCodeIdent accepts,
-// judged in the same pass that finds each run's end.
+// (obj.methodName): the runs of identifier bytes that isCodeIdent accepts.
+// One pass finds a run's end, the classes it has and whether an upper-case
+// letter follows a lower-case one (hump: icLower shifted onto icUpper); a
+// run with an underscore is judged again (identWithUnderscore).
 func (ex *extractor) ident(w string) {
 	for len(w) > 0 {
-		// letters counts the run's letters; hump is an upper-case letter
-		// after a lower-case one; inner an underscore between two other
-		// bytes (pend: an underscore after another byte, not yet followed
-		// by one).
-		var letters int
-		var hump, other, pend, inner bool
-		var prev uint8
+		var all, hump, prev uint8
 		k := 0
 		for ; k < len(w); k++ {
 			c := identClass[w[k]]
 			if c == 0 {
 				break
 			}
-			switch {
-			case c&icUnder != 0:
-				pend = other
-			default:
-				inner = inner || pend
-				other = true
-				if c&(icUpper|icLower) != 0 {
-					letters++
-					hump = hump || c&icUpper != 0 && prev&icLower != 0
-				}
-			}
+			all |= c
+			hump |= c & (prev >> 1)
 			prev = c
 		}
-		if k >= 5 && w[0]-'0' > 9 && (inner && letters >= 3 || !inner && hump) {
-			ex.add(FactIdent, w[:k])
+		if k >= 5 && w[0]-'0' > 9 {
+			if all&icUnder == 0 && hump&icUpper != 0 || all&icUnder != 0 && identWithUnderscore(w[:k], hump&icUpper != 0) {
+				ex.add(FactIdent, w[:k])
+			}
 		}
 		if k == len(w) {
 			break
 		}
 		w = w[k+1:]
 	}
+}
+
+// identWithUnderscore judges a run of identifier bytes with an underscore:
+// one between two other bytes and three letters make it an identifier;
+// else a hump does.
+func identWithUnderscore(run string, hump bool) bool {
+	inner := strings.Trim(run, "_")
+	if strings.IndexByte(inner, '_') < 0 {
+		return hump
+	}
+	letters := 0
+	for i := 0; i < len(inner); i++ {
+		if identClass[inner[i]]&(icUpper|icLower) != 0 {
+			letters++
+		}
+	}
+	return letters >= 3
 }
 
 // identClass classifies the bytes of identifiers (isIdent): an
@@ -868,31 +929,42 @@ func isCodeIdent(s string) bool {
 	return humps >= 1
 }
 
-// codeExts are extensions that make a bare file name a path fact.
-var codeExts = map[string]bool{
-	"go": true, "py": true, "ts": true, "tsx": true, "js": true, "jsx": true, "mjs": true, "rs": true, "java": true,
-	"kt": true, "c": true, "h": true, "cc": true, "cpp": true, "hpp": true, "cs": true, "rb": true, "php": true,
-	"swift": true, "ex": true, "exs": true, "erl": true, "scala": true, "lua": true, "sh": true, "bash": true,
-	"zsh": true, "ps1": true, "sql": true, "md": true, "txt": true, "json": true, "jsonl": true, "yaml": true,
-	"yml": true, "toml": true, "ini": true, "cfg": true, "conf": true, "xml": true, "html": true, "css": true,
-	"scss": true, "vue": true, "svelte": true, "dart": true, "proto": true, "lock": true, "mod": true, "sum": true,
-	"ipynb": true, "tf": true, "gradle": true, "env": true, "csv": true, "log": true, "zig": true, "nix": true,
+// isCodeExt reports whether an extension makes a bare file name a path
+// fact (codeExts; a switch, which needs no hashing).
+func isCodeExt(e string) bool {
+	switch e {
+	case "go", "py", "ts", "tsx", "js", "jsx", "mjs", "rs", "java",
+		"kt", "c", "h", "cc", "cpp", "hpp", "cs", "rb", "php",
+		"swift", "ex", "exs", "erl", "scala", "lua", "sh", "bash",
+		"zsh", "ps1", "sql", "md", "txt", "json", "jsonl", "yaml",
+		"yml", "toml", "ini", "cfg", "conf", "xml", "html", "css",
+		"scss", "vue", "svelte", "dart", "proto", "lock", "mod", "sum",
+		"ipynb", "tf", "gradle", "env", "csv", "log", "zig", "nix":
+		return true
+	}
+	return false
 }
 
-// isPath decides whether a word is a file path.
-func isPath(w string) bool {
+// isPath decides whether a word is a file path; shape has (at least) the
+// classes of its bytes (wordClass).
+func isPath(w string, shape uint16) bool {
 	if len(w) >= 3 && w[1] == ':' && (w[2] == '\\' || w[2] == '/') && (w[0]|0x20 >= 'a' && w[0]|0x20 <= 'z') {
 		return len(w) > 3
 	}
-	slash := strings.LastIndexByte(w, '/')
-	if b := strings.LastIndexByte(w, '\\'); b > slash {
-		slash = b
+	slash := -1
+	if shape&classSlash != 0 {
+		slash = strings.LastIndexByte(w, '/')
+		if shape&classBack != 0 {
+			if b := strings.LastIndexByte(w, '\\'); b > slash {
+				slash = b
+			}
+		}
 	}
 	if slash < 0 {
 		dot := strings.LastIndexByte(w, '.')
-		return dot >= 2 && codeExts[w[dot+1:]] && hasLetter(w[:dot])
+		return dot >= 2 && isCodeExt(w[dot+1:]) && hasLetter(w[:dot])
 	}
-	if strings.Contains(w, "//") {
+	if hasDoubleSlash(w) {
 		return false
 	}
 	switch {
@@ -902,6 +974,21 @@ func isPath(w string) bool {
 	last := w[slash+1:]
 	dot := strings.LastIndexByte(last, '.')
 	return slash > 0 && dot > 0 && dot < len(last)-1 && hasLetter(last[dot+1:]) && hasLetter(w[:slash])
+}
+
+// hasDoubleSlash is strings.Contains(w, "//"), looking from the first
+// slash.
+func hasDoubleSlash(w string) bool {
+	i := strings.IndexByte(w, '/')
+	if i < 0 {
+		return false
+	}
+	for i++; i < len(w); i++ {
+		if w[i] == '/' && w[i-1] == '/' {
+			return true
+		}
+	}
+	return false
 }
 
 func hasLetter(s string) bool {

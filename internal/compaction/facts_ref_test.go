@@ -170,7 +170,7 @@ func (ex *refExtractor) words(text string) {
 		// Only words with a slash, backslash, dot or colon (paths, URLs,
 		// dotted or positioned names) or an underscore or an upper-case
 		// letter after a lower-case one (identifiers) can be facts.
-		var seen, prev uint8
+		var seen, prev uint16
 		for j < len(text) {
 			c := wordClass[text[j]]
 			if c&classSep != 0 {
@@ -223,7 +223,7 @@ func (ex *refExtractor) word(w string) {
 		ex.word(w[k+2:])
 		return
 	}
-	if isPath(w) {
+	if refIsPath(w) {
 		ex.add(FactPath, w)
 		return
 	}
@@ -391,14 +391,15 @@ func TestSpanCuesMatchToLower(t *testing.T) {
 // refIndexFacts builds a fact index as it was built before the indexer
 // memoized words: the reference extractor's facts, one map lookup each.
 func refIndexFacts(t *transcript.Transcript) *FactIndex {
-	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), lines: map[string][]int32{}}
+	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages))}
+	lines := map[string][]int32{}
 	for k := range ix.ids {
 		ix.ids[k] = map[string]int32{}
 	}
 	var mi int32
 	var last, per []int32
 	start := make([]int, len(t.Messages)+1)
-	ex := refExtractor{lineFn: func(l string) { ix.lines[l] = appendOnce(ix.lines[l], mi) }}
+	ex := refExtractor{lineFn: func(l string) { lines[l] = appendOnce(lines[l], mi) }}
 	ex.emit = func(f Fact) {
 		id, ok := ix.ids[f.Kind][f.Text]
 		if !ok {
@@ -422,17 +423,38 @@ func refIndexFacts(t *transcript.Transcript) *FactIndex {
 			ix.perMsg[i] = per[start[i]:start[i+1]:start[i+1]]
 		}
 	}
+	ix.lines = map[string]int32{}
+	for l, occ := range lines {
+		ix.lines[l] = int32(len(ix.lineOcc))
+		ix.lineOcc = append(ix.lineOcc, occ)
+	}
 	n := len(ix.facts)
 	ix.occ = occurrences(per, start, n, n)
 	ix.base = make([]int32, n)
 	for id := range n {
 		f := ix.facts[id]
 		if f.Kind.isLine() {
-			ix.occ[id] = ix.lines[f.Text]
+			ix.occ[id] = lines[f.Text]
 		}
 		ix.base[id] = ix.baseOf(f)
 	}
 	return ix
+}
+
+func appendOnce(s []int32, i int32) []int32 {
+	if n := len(s); n > 0 && s[n-1] == i {
+		return s
+	}
+	return append(s, i)
+}
+
+// lineMap is an index's lines and the messages that have each.
+func lineMap(ix *FactIndex) map[string][]int32 {
+	m := map[string][]int32{}
+	for l, n := range ix.lines {
+		m[l] = ix.lineOcc[n]
+	}
+	return m
 }
 
 // sameIndex reports where two fact indexes differ, or "".
@@ -446,7 +468,7 @@ func sameIndex(got, want *FactIndex) string {
 		return "perMsg"
 	case !slices.EqualFunc(got.occ, want.occ, slices.Equal):
 		return "occ"
-	case !maps.EqualFunc(got.lines, want.lines, slices.Equal):
+	case !maps.EqualFunc(lineMap(got), lineMap(want), slices.Equal):
 		return "lines"
 	}
 	for k := range got.ids {
@@ -465,7 +487,7 @@ func TestIndexFactsMatchesReference(t *testing.T) {
 	var msgs []transcript.Message
 	for _, text := range []string{"see src/main.go:42 and parseConfig", "\"file_path\": \"/a/b.go\" src/main.go",
 		"parseConfig obj.parseConfig src/main.go:7 tests/a.py::test_x", "Error: src/main.go failed\nparseConfig",
-		"https://x.io/a?b. https://x.io/a?b", "get_user get_user.go ./b ./b"} {
+		"https://x.io/a?b. https://x.io/a?b", "get_user get_user.go ./b ./b", "Error: twice here\nError: twice here\n  Error: twice here"} {
 		msgs = append(msgs, textMessages(text)...)
 	}
 	tr := &transcript.Transcript{Messages: msgs}
@@ -477,6 +499,84 @@ func TestIndexFactsMatchesReference(t *testing.T) {
 			if d := sameIndex(IndexFacts(tr), refIndexFacts(tr)); d != "" {
 				t.Fatalf("%s: %s differ from the reference index", tr.Path, d)
 			}
+		}
+	})
+}
+
+// codeExts are the extensions that make a bare file name a path fact, as
+// the reference looks them up.
+var codeExts = map[string]bool{
+	"go": true, "py": true, "ts": true, "tsx": true, "js": true, "jsx": true, "mjs": true, "rs": true, "java": true,
+	"kt": true, "c": true, "h": true, "cc": true, "cpp": true, "hpp": true, "cs": true, "rb": true, "php": true,
+	"swift": true, "ex": true, "exs": true, "erl": true, "scala": true, "lua": true, "sh": true, "bash": true,
+	"zsh": true, "ps1": true, "sql": true, "md": true, "txt": true, "json": true, "jsonl": true, "yaml": true,
+	"yml": true, "toml": true, "ini": true, "cfg": true, "conf": true, "xml": true, "html": true, "css": true,
+	"scss": true, "vue": true, "svelte": true, "dart": true, "proto": true, "lock": true, "mod": true, "sum": true,
+	"ipynb": true, "tf": true, "gradle": true, "env": true, "csv": true, "log": true, "zig": true, "nix": true,
+}
+
+// refIsPath decides whether a word is a file path, as before words passed
+// their shape on.
+func refIsPath(w string) bool {
+	if len(w) >= 3 && w[1] == ':' && (w[2] == '\\' || w[2] == '/') && (w[0]|0x20 >= 'a' && w[0]|0x20 <= 'z') {
+		return len(w) > 3
+	}
+	slash := strings.LastIndexByte(w, '/')
+	if b := strings.LastIndexByte(w, '\\'); b > slash {
+		slash = b
+	}
+	if slash < 0 {
+		dot := strings.LastIndexByte(w, '.')
+		return dot >= 2 && codeExts[w[dot+1:]] && hasLetter(w[:dot])
+	}
+	if strings.Contains(w, "//") {
+		return false
+	}
+	switch {
+	case w[0] == '/', strings.HasPrefix(w, "~/"), strings.HasPrefix(w, "./"), strings.HasPrefix(w, "../"):
+		return slash < len(w)-1 && hasLetter(w[1:])
+	}
+	last := w[slash+1:]
+	dot := strings.LastIndexByte(last, '.')
+	return slash > 0 && dot > 0 && dot < len(last)-1 && hasLetter(last[dot+1:]) && hasLetter(w[:slash])
+}
+
+// TestCodeExts checks the extension switch against the reference's map.
+func TestCodeExts(t *testing.T) {
+	n := 0
+	for e := range codeExts {
+		if !isCodeExt(e) {
+			t.Errorf("isCodeExt(%q) = false", e)
+		}
+		n++
+	}
+	for _, e := range []string{"", "g", "goo", "GO", "Go", "pyc", "jsonl2", "yml ", "method", "0"} {
+		if isCodeExt(e) {
+			t.Errorf("isCodeExt(%q) = true", e)
+		}
+	}
+	if n != 58 {
+		t.Errorf("%d extensions, want 58", n)
+	}
+}
+
+// FuzzIndexFactsMatchesReference checks the whole index against the
+// reference on transcripts made of any text: each part of the text between
+// two form feeds becomes the four message kinds of textMessages, so facts
+// and lines recur across messages and kinds.
+func FuzzIndexFactsMatchesReference(f *testing.F) {
+	for _, s := range []string{"src/a.go parseConfig\fsrc/a.go Error: x\nfail", "Error: boom\f  Error: boom  \fnpm test", "Error: again\nError: again",
+		"a/b.c\\d e_f::gHi\fhttps://x.io/a. a/b.c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var msgs []transcript.Message
+		for _, part := range strings.Split(text, "\f") {
+			msgs = append(msgs, textMessages(part)...)
+		}
+		tr := &transcript.Transcript{Messages: msgs}
+		if d := sameIndex(IndexFacts(tr), refIndexFacts(tr)); d != "" {
+			t.Fatalf("%q: %s differ from the reference index", text, d)
 		}
 	})
 }

@@ -1,6 +1,8 @@
 package compaction
 
 import (
+	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
@@ -192,7 +194,7 @@ func TestPlainWordsHoldNoFact(t *testing.T) {
 	var walk func(w []byte)
 	walk = func(w []byte) {
 		if len(w) >= 3 {
-			var seen, prev uint8
+			var seen, prev uint16
 			for _, c := range w {
 				k := wordClass[c]
 				seen |= k
@@ -205,7 +207,7 @@ func TestPlainWordsHoldNoFact(t *testing.T) {
 				checked++
 				ex.gen++
 				ex.out = nil
-				ex.word(string(w))
+				ex.word(string(w), seen)
 				if len(ex.out) > 0 {
 					t.Fatalf("%q is plain but holds %v", w, ex.out)
 				}
@@ -234,6 +236,41 @@ func TestColonsIsIndex(t *testing.T) {
 	for _, w := range []string{"", ":", "::", "a:b", "a::b", "a:b::c", ":::", "tests/a.py::test_x", "x:", "no colon"} {
 		if got, want := colons(w), strings.Index(w, "::"); got != want {
 			t.Errorf("colons(%q) = %d, want %d", w, got, want)
+		}
+	}
+}
+
+// eqBytesExact sets the high bit of exactly the bytes of x equal to c (the
+// match the scans used before hasBytes).
+func eqBytesExact(x uint64, c byte) uint64 {
+	const low7 uint64 = 0x7f7f7f7f7f7f7f7f
+	t := x ^ lsb*uint64(c)
+	return ^((t&low7 + low7) | t) & msb
+}
+
+// TestHasBytes checks what the scans rely on: hasBytes marks every byte
+// equal to c, and its lowest mark is the lowest such byte, on words rich in
+// c, zero bytes, c±1 and high bytes (where borrows and carries run).
+func TestHasBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 3))
+	for range 200000 {
+		c := byte(r.IntN(128))
+		var x uint64
+		for k := range 8 {
+			b := byte(r.IntN(256))
+			switch r.IntN(4) {
+			case 0:
+				b = c
+			case 1:
+				b = c + 1
+			case 2:
+				b = c - 1
+			}
+			x |= uint64(b) << (8 * k)
+		}
+		got, want := hasBytes(x, c), eqBytesExact(x, c)
+		if got&want != want || bits.TrailingZeros64(got) != bits.TrailingZeros64(want) {
+			t.Fatalf("hasBytes(%#016x, %#02x) = %#016x, exact %#016x", x, c, got, want)
 		}
 	}
 }
