@@ -112,6 +112,8 @@ type measureScratch struct {
 	files []int32
 	open  map[string]bool
 	inc   incState
+	// grams filters the line-fact searches of a measure's written text.
+	grams gramSet
 }
 
 // stampedPos is a position in the context, valid when stamp is the
@@ -344,6 +346,8 @@ type measurement struct {
 	// sc.written.
 	text                string
 	textDone, wordsDone bool
+	// gramsDone is set once sc.grams holds text.
+	gramsDone bool
 }
 
 // verbatim reports whether recorded message o is in the context after as
@@ -506,7 +510,11 @@ func (m *measurement) inWritten(id int32) bool {
 	ix, sc := m.ix, m.sc
 	f := ix.facts[id]
 	if f.Kind.isLine() {
-		return strings.Contains(m.written(), f.Text)
+		if !m.gramsDone {
+			m.gramsDone = true
+			sc.grams.reset(m.written())
+		}
+		return sc.grams.contains(f.Text)
 	}
 	if !m.wordsDone {
 		m.wordsDone = true
