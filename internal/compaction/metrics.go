@@ -112,8 +112,6 @@ type measureScratch struct {
 	files []int32
 	open  map[string]bool
 	inc   incState
-	// grams filters the line-fact searches of a measure's written text.
-	grams gramSet
 }
 
 // stampedPos is a position in the context, valid when stamp is the
@@ -346,7 +344,7 @@ type measurement struct {
 	// sc.written.
 	text                string
 	textDone, wordsDone bool
-	// gramsDone is set once sc.grams holds text.
+	// gramsDone is set once s.grams holds text.
 	gramsDone bool
 }
 
@@ -512,9 +510,9 @@ func (m *measurement) inWritten(id int32) bool {
 	if f.Kind.isLine() {
 		if !m.gramsDone {
 			m.gramsDone = true
-			sc.grams.reset(m.written())
+			m.s.grams.reset(m.written())
 		}
-		return sc.grams.contains(f.Text)
+		return m.s.grams.contains(f.Text)
 	}
 	if !m.wordsDone {
 		m.wordsDone = true

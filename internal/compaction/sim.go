@@ -168,6 +168,9 @@ type Shared struct {
 	auxCounts map[Ruler][]int32
 	// pool holds the arrays of the last finished replay (Sim.reuse).
 	pool *[2]simArrays
+	// grams indexes the text a compaction wrote for its line-fact searches
+	// (measurement.inWritten); every replay's measures reuse its arrays.
+	grams gramIndex
 }
 
 // NewShared prepares a transcript for replay with the shipped model table.

@@ -6,14 +6,14 @@ import (
 	"testing"
 )
 
-// TestGramSetContains: gramSet.contains answers as strings.Contains, for
+// TestGramIndexContains: gramIndex.contains answers as strings.Contains, for
 // needles cut from the text (present, at every length around the
 // substring length and the probe count), changed in one byte (mostly
-// absent), and for texts of every size class (the set's bits grow).
-func TestGramSetContains(t *testing.T) {
+// absent), and for texts of every size class (the index grows).
+func TestGramIndexContains(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	alphabets := []string{"ab", "abcdefgh \n", "abcdefghijklmnopqrstuvwxyz0123456789 ./_-\n"}
-	var g gramSet
+	var g gramIndex
 	for _, size := range []int{0, 1, 3, 4, 5, 17, 200, 5000, 70_000} {
 		for _, alpha := range alphabets {
 			text := randText(rng, alpha, size)
@@ -49,14 +49,14 @@ func randText(rng *rand.Rand, alpha string, n int) string {
 	return string(b)
 }
 
-// FuzzGramSet: gramSet.contains is strings.Contains, whatever the bytes,
-// including after a reset from a longer text (the bits are reused).
-func FuzzGramSet(f *testing.F) {
+// FuzzGramIndex: gramIndex.contains is strings.Contains, whatever the bytes,
+// including after a reset from a longer text (the arrays are reused).
+func FuzzGramIndex(f *testing.F) {
 	f.Add("error: cannot find module\nline two", "cannot find", "a much longer text than the other one, to grow the bits")
 	f.Add("", "", "x")
 	f.Add("abc", "abcd", "")
 	f.Fuzz(func(t *testing.T, text, needle, other string) {
-		var g gramSet
+		var g gramIndex
 		g.reset(other)
 		g.reset(text)
 		if got, want := g.contains(needle), strings.Contains(text, needle); got != want {
