@@ -180,7 +180,13 @@ func NewShared(t *transcript.Transcript) *Shared { return NewSharedWith(t, nil) 
 // table) says which models' APIs strip earlier thinking, which unrecorded
 // drops must not count.
 func NewSharedWith(t *transcript.Transcript, models *tokens.Models) *Shared {
-	sh := &Shared{T: t, Turns: t.Turns(), Lost: map[string]bool{}}
+	return NewSharedTurns(t, t.Turns(), models)
+}
+
+// NewSharedTurns is NewSharedWith given the transcript's turns (t.Turns()),
+// for a caller that has grouped them already.
+func NewSharedTurns(t *transcript.Transcript, turns []transcript.Turn, models *tokens.Models) *Shared {
+	sh := &Shared{T: t, Turns: turns, Lost: map[string]bool{}}
 	sh.TurnOf = transcript.TurnOf(sh.Turns, len(t.Messages))
 	sh.prompts = make([]bool, len(t.Messages))
 	sh.Calls = t.Calls()
