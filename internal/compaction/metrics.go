@@ -344,8 +344,10 @@ type measurement struct {
 	// sc.written.
 	text                string
 	textDone, wordsDone bool
-	// gramsDone is set once s.grams holds text.
+	// gramsDone is set once s.grams holds text; scanned counts the bytes
+	// line-fact searches scanned before.
 	gramsDone bool
+	scanned   int
 }
 
 // verbatim reports whether recorded message o is in the context after as
@@ -508,7 +510,13 @@ func (m *measurement) inWritten(id int32) bool {
 	ix, sc := m.ix, m.sc
 	f := ix.facts[id]
 	if f.Kind.isLine() {
+		// The first searches scan the text; once they have scanned it
+		// twice over, indexing it (about what a scan or two costs) pays.
 		if !m.gramsDone {
+			if text := m.written(); m.scanned < 2*len(text) {
+				m.scanned += len(text)
+				return strings.Contains(text, f.Text)
+			}
 			m.gramsDone = true
 			m.s.grams.reset(m.written())
 		}
