@@ -115,7 +115,7 @@ func (p *prune) Compact(s *Sim) Outcome {
 	all := ctx
 	req := &SummaryRequest{Strategy: "prune", Round: s.Round + 1, PromptName: "prune",
 		Input:         func() string { return plainText(all) },
-		Deterministic: func() string { return handoff(gather(all), "Summary for continuing the conversation") }}
+		Deterministic: func() string { return handoff(gather(s.Shared, all), "Summary for continuing the conversation") }}
 	summary := s.summarize(req)
 	return Outcome{Ctx: []Item{s.Synthetic(transcript.RoleAssistant, summary)}, Action: "compact", Summary: summary,
 		SummarizerInput: s.Tokens()}

@@ -168,6 +168,8 @@ type Shared struct {
 	auxCounts map[Ruler][]int32
 	// pool holds the arrays of the last finished replay (Sim.reuse).
 	pool *[2]simArrays
+	// cues caches, by recorded message, the sentences gather finds in it.
+	cues []*msgCues
 	// grams indexes the text a compaction wrote for its line-fact searches
 	// (measurement.inWritten); every replay's measures reuse its arrays.
 	grams gramIndex
