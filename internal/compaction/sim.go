@@ -168,6 +168,9 @@ type Shared struct {
 	auxCounts map[Ruler][]int32
 	// pool holds the arrays of the last finished replay (Sim.reuse).
 	pool *[2]simArrays
+	// collapsed is intentKept's buffer for the written text, spaces
+	// collapsed.
+	collapsed []byte
 	// cues caches, by recorded message, the sentences gather finds in it.
 	cues []*msgCues
 	// grams indexes the text a compaction wrote for its line-fact searches
