@@ -113,7 +113,14 @@ func (s *Sim) reuse() {
 		s.Shared.pool = nil
 		s.Ctx, s.tok, s.think, s.cumTok, s.cumThink = p[0].ctx[:0], p[0].tok[:0], p[0].think[:0], p[0].cumTok[:0], p[0].cumThink[:0]
 		s.spare = p[1]
+		return
 	}
+	// The first replay of the transcript: the context holds at most its
+	// messages and a few a strategy wrote, so arrays of that size seldom
+	// grow (growing them from empty allocates twice over).
+	n := len(s.T.Messages) + 8
+	s.Ctx, s.tok, s.think = make([]Item, 0, n), make([]int, 0, n), make([]int, 0, n)
+	s.cumTok, s.cumThink = make([]int, 0, n), make([]int, 0, n)
 }
 
 // release hands the Sim's arrays to the next replay of the transcript
