@@ -208,7 +208,13 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 	if cfg.cancelled() {
 		return r
 	}
-	r.Runs, r.Events, r.Summaries, r.Series = replayRows(t, cfg, gr)
+	// The anchors are evaluated once: the strategies that select with a
+	// rule set of the suite read its evaluation.
+	var evs []*anchors.Evaluation
+	if cfg.Anchors != nil {
+		evs = cfg.Anchors.suite.Evaluate(turns)
+	}
+	r.Runs, r.Events, r.Summaries, r.Series = replayRows(t, turns, evs, cfg, gr)
 	var recorded []*float64
 	for i := range r.Events {
 		if e := &r.Events[i]; e.Strategy == "recorded" && e.Action == "recorded" {
@@ -217,7 +223,7 @@ func Analyze(t *transcript.Transcript, cfg *Config) *Result {
 	}
 	r.Rereads = rereadRows(t, recorded)
 	if cfg.Anchors != nil && !cfg.cancelled() {
-		analyzeAnchors(t, turns, cfg.Anchors, r)
+		analyzeAnchors(t, turns, evs, cfg.Anchors, r)
 	}
 	return r
 }

@@ -94,9 +94,9 @@ func scoredForEvidence(k transcript.Kind) bool {
 	return k != transcript.KindCompactionCall && k != transcript.KindSideQuestion
 }
 
-// analyzeAnchors fills the anchor rows, label rows and per-set counts.
-func analyzeAnchors(t *transcript.Transcript, turns []transcript.Turn, ac *AnchorConfig, r *Result) {
-	evs := ac.suite.Evaluate(turns)
+// analyzeAnchors fills the anchor rows, label rows and per-set counts from
+// the suite's evaluations of the turns.
+func analyzeAnchors(t *transcript.Transcript, turns []transcript.Turn, evs []*anchors.Evaluation, ac *AnchorConfig, r *Result) {
 	n := len(turns)
 	gold, goldTruth, goldAt, labelled := goldLabels(t, turns, ac, r)
 	evidence, evTruth, evAt := evidenceLabels(t, turns, ac)

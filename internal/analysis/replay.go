@@ -123,8 +123,10 @@ func replays(t *transcript.Transcript) bool {
 	return false
 }
 
-// replayRows replays every configured strategy over t.
-func replayRows(t *transcript.Transcript, cfg *Config, gr *tokens.GenRulers) ([]RunRow, []EventRow, []SummaryRow, *ContextSeries) {
+// replayRows replays every configured strategy over t, whose turns are
+// turns; evals are the anchor suite's evaluations of them (nil without one),
+// which the strategies selecting with one of its sets read.
+func replayRows(t *transcript.Transcript, turns []transcript.Turn, evals []*anchors.Evaluation, cfg *Config, gr *tokens.GenRulers) ([]RunRow, []EventRow, []SummaryRow, *ContextSeries) {
 	if !replays(t) {
 		return nil, nil, nil, nil
 	}
@@ -133,8 +135,11 @@ func replayRows(t *transcript.Transcript, cfg *Config, gr *tokens.GenRulers) ([]
 	opt := &compaction.Options{Mode: cc.Mode, Window: cc.Window, Metric: metric, Prices: cc.Prices, Models: cfg.Models,
 		SummaryPromptTokens: cc.SummaryPromptTokens,
 		Rulers:              strategyRulers(gr), Summarizer: cfg.Summarizer, Stop: cfg.cancelled}
-	sh := compaction.NewSharedWith(t, cfg.Models)
+	sh := compaction.NewSharedTurns(t, turns, cfg.Models)
 	sh.RuleSets = cfg.strategyRuleSets()
+	for _, e := range evals {
+		sh.ShareEvaluation(e)
+	}
 	overhead := compaction.Overhead(sh, metric)
 	base := compaction.Baseline(sh, opt, overhead)
 	var runs []RunRow

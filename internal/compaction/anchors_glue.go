@@ -22,6 +22,20 @@ func (sh *Shared) evaluation(name string) (*anchors.Evaluation, error) {
 	return e, nil
 }
 
+// ShareEvaluation gives the replay an evaluation of the recording's turns
+// (sh.Turns) that the caller made, by a suite of rule sets, so that the
+// strategies naming its set do not evaluate the turns again. It is kept only
+// when its set is the one the set's name resolves to (set RuleSets first).
+func (sh *Shared) ShareEvaluation(e *anchors.Evaluation) {
+	if set, err := sh.ruleSet(e.Set.Name); err != nil || set != e.Set {
+		return
+	}
+	if sh.evals == nil {
+		sh.evals = map[string]*anchors.Evaluation{}
+	}
+	sh.evals[e.Set.Name] = e
+}
+
 // ruleSet resolves a rule set: one the caller supplied, or a built-in.
 func (sh *Shared) ruleSet(name string) (*anchors.RuleSet, error) {
 	if rs, ok := sh.RuleSets[name]; ok {

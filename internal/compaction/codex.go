@@ -63,7 +63,7 @@ func (c *codex) Compact(s *Sim) Outcome {
 	all := s.Ctx
 	req := &SummaryRequest{Strategy: "codex", Round: s.Round + 1, PromptName: "codex",
 		Input:         func() string { return plainText(all) },
-		Deterministic: func() string { return handoff(gather(all), "Handoff summary") }}
+		Deterministic: func() string { return handoff(gather(s.Shared, all), "Handoff summary") }}
 	summary := codexSummaryPrefix + s.summarize(req)
 	ctx := append(keep, s.Synthetic(transcript.RoleUser, summary))
 	return Outcome{Ctx: ctx, Action: "compact", Summary: summary, SummarizerInput: s.Tokens()}

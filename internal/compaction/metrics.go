@@ -1,8 +1,11 @@
 package compaction
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -344,6 +347,10 @@ type measurement struct {
 	// sc.written.
 	text                string
 	textDone, wordsDone bool
+	// gramsDone is set once s.grams holds text; scanned counts the bytes
+	// line-fact searches scanned before.
+	gramsDone bool
+	scanned   int
 }
 
 // verbatim reports whether recorded message o is in the context after as
@@ -506,7 +513,17 @@ func (m *measurement) inWritten(id int32) bool {
 	ix, sc := m.ix, m.sc
 	f := ix.facts[id]
 	if f.Kind.isLine() {
-		return strings.Contains(m.written(), f.Text)
+		// The first searches scan the text; once they have scanned it
+		// twice over, indexing it (about what a scan or two costs) pays.
+		if !m.gramsDone {
+			if text := m.written(); m.scanned < 2*len(text) {
+				m.scanned += len(text)
+				return strings.Contains(text, f.Text)
+			}
+			m.gramsDone = true
+			m.s.grams.reset(m.written())
+		}
+		return m.s.grams.contains(f.Text)
 	}
 	if !m.wordsDone {
 		m.wordsDone = true
@@ -597,7 +614,8 @@ func (m *measurement) intentKept(ev *Event) {
 	kept := m.verbatim(p)
 	if !kept {
 		if key := intentKey(s.T.Messages[p].Text()); key != "" {
-			kept = strings.Contains(collapseSpace(m.written()), key)
+			s.collapsed = appendCollapsed(s.collapsed[:0], m.written())
+			kept = bytes.Contains(s.collapsed, []byte(key))
 		}
 	}
 	ev.IntentKept = &kept
@@ -634,6 +652,44 @@ func b2i(b bool) int {
 func intentKey(prompt string) string { return firstSentence(prompt, 100) }
 
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// appendCollapsed appends collapseSpace(s) to b, without splitting s into
+// fields first.
+func appendCollapsed(b []byte, s string) []byte {
+	start := len(b)
+	space := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] {
+				space = true
+			} else {
+				if space && len(b) > start {
+					b = append(b, ' ')
+				}
+				space = false
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			space = true
+		} else {
+			if space && len(b) > start {
+				b = append(b, ' ')
+			}
+			space = false
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return b
+}
+
+// asciiSpace marks the ASCII bytes unicode.IsSpace reports as space.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // writeText appends a message's visible text to b, without the
 // placeholders strategies put in place of outputs (they hold no facts).

@@ -39,8 +39,9 @@ type prune struct{ p PruneParams }
 // candidates walks the context backwards as opencode's prune does: it skips
 // the newest SkipTurns user turns, stops at a summary or an output pruned
 // before, protects the newest Protect tokens of tool output, and returns the
-// older outputs with the tokens they would free.
-func (p *prune) candidates(s *Sim) (parts [][2]int, freed int) {
+// older outputs with the tokens they would free (only the tokens when
+// collect is false: the trigger, asked before every call, lists nothing).
+func (p *prune) candidates(s *Sim, collect bool) (parts [][2]int, freed int) {
 	r := s.Ruler(p.p.Ruler)
 	turns, total := 0, 0
 loop:
@@ -67,7 +68,9 @@ loop:
 			total += n
 			if total > p.p.Protect {
 				freed += n
-				parts = append(parts, [2]int{i, j})
+				if collect {
+					parts = append(parts, [2]int{i, j})
+				}
 			}
 		}
 	}
@@ -77,14 +80,14 @@ loop:
 func (p *prune) overflow(s *Sim) bool { return s.Prompt() > s.Window-p.p.OutputReserve }
 
 func (p *prune) Trigger(s *Sim) (bool, int) {
-	_, freed := p.candidates(s)
+	_, freed := p.candidates(s, false)
 	return freed > p.p.Minimum || p.overflow(s), freed
 }
 
 // Compact prunes; if the prompt still overflows, it summarizes the whole
 // history (opencode's compaction: the next prompt starts at the summary).
 func (p *prune) Compact(s *Sim) Outcome {
-	parts, freed := p.candidates(s)
+	parts, freed := p.candidates(s, true)
 	ctx := s.Ctx
 	action := ""
 	after := s.Prompt()
@@ -115,7 +118,7 @@ func (p *prune) Compact(s *Sim) Outcome {
 	all := ctx
 	req := &SummaryRequest{Strategy: "prune", Round: s.Round + 1, PromptName: "prune",
 		Input:         func() string { return plainText(all) },
-		Deterministic: func() string { return handoff(gather(all), "Summary for continuing the conversation") }}
+		Deterministic: func() string { return handoff(gather(s.Shared, all), "Summary for continuing the conversation") }}
 	summary := s.summarize(req)
 	return Outcome{Ctx: []Item{s.Synthetic(transcript.RoleAssistant, summary)}, Action: "compact", Summary: summary,
 		SummarizerInput: s.Tokens()}

@@ -113,7 +113,14 @@ func (s *Sim) reuse() {
 		s.Shared.pool = nil
 		s.Ctx, s.tok, s.think, s.cumTok, s.cumThink = p[0].ctx[:0], p[0].tok[:0], p[0].think[:0], p[0].cumTok[:0], p[0].cumThink[:0]
 		s.spare = p[1]
+		return
 	}
+	// The first replay of the transcript: the context holds at most its
+	// messages and a few a strategy wrote, so arrays of that size seldom
+	// grow (growing them from empty allocates twice over).
+	n := len(s.T.Messages) + 8
+	s.Ctx, s.tok, s.think = make([]Item, 0, n), make([]int, 0, n), make([]int, 0, n)
+	s.cumTok, s.cumThink = make([]int, 0, n), make([]int, 0, n)
 }
 
 // release hands the Sim's arrays to the next replay of the transcript
@@ -168,6 +175,14 @@ type Shared struct {
 	auxCounts map[Ruler][]int32
 	// pool holds the arrays of the last finished replay (Sim.reuse).
 	pool *[2]simArrays
+	// collapsed is intentKept's buffer for the written text, spaces
+	// collapsed.
+	collapsed []byte
+	// cues caches, by recorded message, the sentences gather finds in it.
+	cues []*msgCues
+	// grams indexes the text a compaction wrote for its line-fact searches
+	// (measurement.inWritten); every replay's measures reuse its arrays.
+	grams gramIndex
 }
 
 // NewShared prepares a transcript for replay with the shipped model table.
@@ -177,7 +192,13 @@ func NewShared(t *transcript.Transcript) *Shared { return NewSharedWith(t, nil) 
 // table) says which models' APIs strip earlier thinking, which unrecorded
 // drops must not count.
 func NewSharedWith(t *transcript.Transcript, models *tokens.Models) *Shared {
-	sh := &Shared{T: t, Turns: t.Turns(), Lost: map[string]bool{}}
+	return NewSharedTurns(t, t.Turns(), models)
+}
+
+// NewSharedTurns is NewSharedWith given the transcript's turns (t.Turns()),
+// for a caller that has grouped them already.
+func NewSharedTurns(t *transcript.Transcript, turns []transcript.Turn, models *tokens.Models) *Shared {
+	sh := &Shared{T: t, Turns: turns, Lost: map[string]bool{}}
 	sh.TurnOf = transcript.TurnOf(sh.Turns, len(t.Messages))
 	sh.prompts = make([]bool, len(t.Messages))
 	sh.Calls = t.Calls()

@@ -87,26 +87,40 @@ var decisionCueBytes = func() (out [][]byte) {
 }()
 
 // gather reads the span's prompts, file operations, commands, errors,
-// decisions and todos from the items, in order.
-func gather(items []Item) *span {
+// decisions and todos from the items, in order. The sentences of recorded
+// messages that set a rule or state a decision are found once per
+// transcript (sh.cues), whichever strategy and compaction gathers them.
+func gather(sh *Shared, items []Item) *span {
 	sp := &span{actions: map[string]string{}}
 	var todoWrites []string // TodoWrite inputs: the last valid list is the todos
 	for i := range items {
 		m := items[i].Msg
-		if m.IsPrompt() {
+		var mc *msgCues
+		if o := items[i].Orig; o >= 0 && m == &sh.T.Messages[o] { // the recorded message itself
+			mc = sh.cuesOf(o, &sp.cues)
+		}
+		switch {
+		case mc != nil && mc.prompt:
+			sp.addPromptFound(m.Text(), mc.constraints)
+		case mc == nil && m.IsPrompt():
 			sp.addPrompt(m.Text())
 		}
-		for _, b := range m.Blocks {
+		for j := range m.Blocks {
+			b := &m.Blocks[j]
 			switch {
 			case b.Kind == transcript.BlockToolUse:
-				sp.addToolUse(&b)
+				sp.addToolUse(b)
 				if b.ToolKind() == transcript.ToolTodo {
 					todoWrites = append(todoWrites, b.Input)
 				}
 			case b.Kind == transcript.BlockToolResult:
-				sp.addResult(&b)
+				sp.addResult(b)
 			case b.Kind == transcript.BlockText && m.Role == transcript.RoleAssistant:
-				sp.addSay(b.Text)
+				if mc != nil {
+					sp.addSayFound(b.Text, mc.decisions[j])
+				} else {
+					sp.addSay(b.Text)
+				}
 			}
 		}
 	}
@@ -114,14 +128,59 @@ func gather(items []Item) *span {
 	return sp
 }
 
-// addPrompt adds a user prompt and the sentences of it that set a rule.
-func (sp *span) addPrompt(p string) {
-	sp.prompts = append(sp.prompts, p)
-	for _, s := range sentences(p) {
-		if sp.cues.hasWordCue(" ", s, " ") {
-			sp.constraints = append(sp.constraints, clip(s, 200))
+// msgCues are what gather finds in a recorded message whatever the span:
+// whether it is a prompt, the rule-setting sentences of its text when it is
+// (clipped), and, by block, the decision sentences of its assistant text.
+type msgCues struct {
+	prompt      bool
+	constraints []string
+	decisions   [][]string
+}
+
+// cuesOf returns recorded message o's cues, found on first use.
+func (sh *Shared) cuesOf(o int, ct *cueText) *msgCues {
+	if sh.cues == nil {
+		sh.cues = make([]*msgCues, len(sh.T.Messages))
+	}
+	if mc := sh.cues[o]; mc != nil {
+		return mc
+	}
+	m := &sh.T.Messages[o]
+	mc := &msgCues{prompt: sh.prompts[o]}
+	if mc.prompt {
+		mc.constraints = constraintSentences(m.Text(), ct)
+	}
+	if m.Role == transcript.RoleAssistant {
+		mc.decisions = make([][]string, len(m.Blocks))
+		for j := range m.Blocks {
+			if b := &m.Blocks[j]; b.Kind == transcript.BlockText {
+				mc.decisions[j] = decisionSentences(strings.TrimSpace(b.Text), ct)
+			}
 		}
 	}
+	sh.cues[o] = mc
+	return mc
+}
+
+// addPrompt adds a user prompt and the sentences of it that set a rule.
+func (sp *span) addPrompt(p string) { sp.addPromptFound(p, constraintSentences(p, &sp.cues)) }
+
+// addPromptFound is addPrompt given the prompt's rule-setting sentences.
+func (sp *span) addPromptFound(p string, constraints []string) {
+	sp.prompts = append(sp.prompts, p)
+	sp.constraints = append(sp.constraints, constraints...)
+}
+
+// constraintSentences are the sentences of a prompt that set a rule,
+// clipped.
+func constraintSentences(p string, ct *cueText) []string {
+	var out []string
+	for _, s := range sentences(p) {
+		if ct.hasWordCue(" ", s, " ") {
+			out = append(out, clip(s, 200))
+		}
+	}
+	return out
 }
 
 // addToolUse adds a tool call's file operation (read, created, modified)
@@ -168,17 +227,36 @@ func (sp *span) addSay(text string) {
 	if t == "" {
 		return
 	}
+	sp.addSayFound(text, decisionSentences(t, &sp.cues))
+}
+
+// addSayFound is addSay given the decision sentences of the text.
+func (sp *span) addSayFound(text string, decisions []string) {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return
+	}
 	sp.lastSay = t
 	sp.says = append(sp.says, t)
+	for _, d := range decisions {
+		sp.decisions.add(d)
+	}
+}
+
+// decisionSentences are the sentences of a trimmed assistant text that
+// state a decision, clipped.
+func decisionSentences(t string, ct *cueText) []string {
+	var out []string
 	for _, s := range sentences(t) {
-		lower := sp.cues.lower("", s, "")
+		lower := ct.lower("", s, "")
 		for _, cue := range decisionCueBytes {
 			if bytes.Contains(lower, cue) {
-				sp.decisions.add(clip(s, 200))
+				out = append(out, clip(s, 200))
 				break
 			}
 		}
 	}
+	return out
 }
 
 // setTodos sets the todos from the last TodoWrite input that parses.

@@ -71,7 +71,7 @@ func (st *structured) Compact(s *Sim) Outcome {
 			msgs = append(msgs, it)
 		}
 	}
-	sp := gather(msgs)
+	sp := gather(s.Shared, msgs)
 	// File operations accumulate across rounds (union); previous modified
 	// files count as written.
 	for _, p := range sp.reads.list {

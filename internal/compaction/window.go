@@ -107,7 +107,7 @@ func (w *window) Compact(s *Sim) Outcome {
 	req := &SummaryRequest{Strategy: "window", Round: round, PromptName: "window", Previous: previous, Task: task,
 		MaxOutputTokens: 1000, Temperature: &windowTemperature,
 		Input:         func() string { return w.format(compacted) },
-		Deterministic: func() string { return w.summary(view, previous, task, round) }}
+		Deterministic: func() string { return w.summary(s.Shared, view, previous, task, round) }}
 	summary := s.summarize(req)
 	ctx := make([]Item, 0, len(kept)+1)
 	ctx = append(ctx, s.Synthetic(transcript.RoleAssistant, summary))
@@ -197,8 +197,8 @@ func (w *window) truncatedView(items []Item) []Item {
 // its summarizer reads them (truncatedView), merging the previous round's
 // summary (the seed's prompt asks the model to integrate it, not duplicate
 // it).
-func (w *window) summary(items []Item, previous, task string, round int) string {
-	sp := gather(items)
+func (w *window) summary(sh *Shared, items []Item, previous, task string, round int) string {
+	sp := gather(sh, items)
 	prev := parseSections(previous)
 
 	var b strings.Builder
