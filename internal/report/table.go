@@ -8,8 +8,6 @@ package report
 
 import (
 	"bufio"
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -92,44 +90,6 @@ func (c column) pathOr() []int {
 	return []int{c.index}
 }
 
-func cell(v reflect.Value, c column) string {
-	var f reflect.Value
-	if c.path != nil {
-		f = v.FieldByIndex(c.path)
-	} else {
-		f = v.Field(c.index)
-	}
-	if c.ptr {
-		if f.IsNil() {
-			return ""
-		}
-		f = f.Elem()
-	}
-	switch c.kind {
-	case reflect.String:
-		return f.String()
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return strconv.FormatInt(f.Int(), 10)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return strconv.FormatUint(f.Uint(), 10)
-	case reflect.Float32, reflect.Float64:
-		return FormatFloat(f.Float())
-	case reflect.Bool:
-		return strconv.FormatBool(f.Bool())
-	case reflect.Slice:
-		// A list cell (a LIST column in Parquet) is its JSON array in CSV.
-		if f.Len() == 0 {
-			return "[]"
-		}
-		js, err := json.Marshal(f.Interface())
-		if err != nil {
-			return err.Error()
-		}
-		return string(js)
-	}
-	return fmt.Sprint(f.Interface())
-}
-
 // Formats selects the output files: CSV and Parquet for every table, and
 // the single files summary.json (JSON), report.md (Markdown) and report.html
 // (HTML).
@@ -156,13 +116,11 @@ type Table[T any] struct {
 	name  string
 	cols  []column
 	files []*pending
-	csvw  *csv.Writer
 	csvb  *bufio.Writer
 	pq    *parquet.GenericWriter[T]
 	pqb   *bufio.Writer
 	buf   []T
 	rows  int64
-	rec   []string
 }
 
 // pending is an output file being written under a temporary name.
@@ -208,13 +166,14 @@ func NewTable[T any](dir, name string, formats Formats) (*Table[T], error) {
 		}
 		t.files = append(t.files, p)
 		t.csvb = bufio.NewWriterSize(p.f, 256<<10)
-		t.csvw = csv.NewWriter(t.csvb)
-		header := make([]string, len(t.cols))
+		b := t.csvb.AvailableBuffer()
 		for i, c := range t.cols {
-			header[i] = c.name
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendField(b, c.name)
 		}
-		t.csvw.Write(header)
-		t.rec = make([]string, len(t.cols))
+		t.csvb.Write(append(b, '\n')) // an error stays in csvb for Close
 	}
 	if formats.Parquet {
 		p, err := create(dir, name+".parquet")
@@ -234,12 +193,9 @@ func NewTable[T any](dir, name string, formats Formats) (*Table[T], error) {
 // Write appends rows.
 func (t *Table[T]) Write(rows ...T) error {
 	for i := range rows {
-		if t.csvw != nil {
-			v := reflect.ValueOf(&rows[i]).Elem()
-			for j, c := range t.cols {
-				t.rec[j] = cell(v, c)
-			}
-			if err := t.csvw.Write(t.rec); err != nil {
+		if t.csvb != nil {
+			b := appendRecord(t.csvb.AvailableBuffer(), reflect.ValueOf(&rows[i]).Elem(), t.cols)
+			if _, err := t.csvb.Write(b); err != nil {
 				return fmt.Errorf("%s.csv: %w", t.name, err)
 			}
 		}
@@ -273,12 +229,7 @@ func (t *Table[T]) Rows() int64 { return t.rows }
 
 // Close finishes the files and gives them their final names.
 func (t *Table[T]) Close() error {
-	if t.csvw != nil {
-		t.csvw.Flush()
-		if err := t.csvw.Error(); err != nil {
-			t.Abort()
-			return fmt.Errorf("%s.csv: %w", t.name, err)
-		}
+	if t.csvb != nil {
 		if err := t.csvb.Flush(); err != nil {
 			t.Abort()
 			return fmt.Errorf("%s.csv: %w", t.name, err)
