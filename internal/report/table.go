@@ -118,8 +118,8 @@ type Table[T any] struct {
 	files []*pending
 	csvb  *bufio.Writer
 	pq    *parquet.GenericWriter[T]
+	pqc   chunker[T]
 	pqb   *bufio.Writer
-	buf   []T
 	rows  int64
 }
 
@@ -186,14 +186,15 @@ func NewTable[T any](dir, name string, formats Formats) (*Table[T], error) {
 		t.pq = parquet.NewGenericWriter[T](t.pqb, parquet.Compression(&parquet.Zstd),
 			parquet.CreatedBy("compactbench", "", ""),
 			parquet.MaxRowsPerRowGroup(rowGroupRows), parquet.PageBufferSize(pageBufferSize))
+		t.pqc.w = t.pq
 	}
 	return t, nil
 }
 
 // Write appends rows.
 func (t *Table[T]) Write(rows ...T) error {
-	for i := range rows {
-		if t.csvb != nil {
+	if t.csvb != nil {
+		for i := range rows {
 			b := appendRecord(t.csvb.AvailableBuffer(), reflect.ValueOf(&rows[i]).Elem(), t.cols)
 			if _, err := t.csvb.Write(b); err != nil {
 				return fmt.Errorf("%s.csv: %w", t.name, err)
@@ -201,26 +202,11 @@ func (t *Table[T]) Write(rows ...T) error {
 		}
 	}
 	if t.pq != nil {
-		t.buf = append(t.buf, rows...)
-		if len(t.buf) >= 4096 {
-			if err := t.flushParquet(); err != nil {
-				return err
-			}
+		if err := t.pqc.write(rows); err != nil {
+			return fmt.Errorf("%s.parquet: %w", t.name, err)
 		}
 	}
 	t.rows += int64(len(rows))
-	return nil
-}
-
-func (t *Table[T]) flushParquet() error {
-	if len(t.buf) == 0 {
-		return nil
-	}
-	if _, err := t.pq.Write(t.buf); err != nil {
-		return fmt.Errorf("%s.parquet: %w", t.name, err)
-	}
-	clear(t.buf)
-	t.buf = t.buf[:0]
 	return nil
 }
 
@@ -236,9 +222,9 @@ func (t *Table[T]) Close() error {
 		}
 	}
 	if t.pq != nil {
-		if err := t.flushParquet(); err != nil {
+		if err := t.pqc.close(); err != nil {
 			t.Abort()
-			return err
+			return fmt.Errorf("%s.parquet: %w", t.name, err)
 		}
 		if err := t.pq.Close(); err != nil {
 			t.Abort()
