@@ -160,4 +160,3 @@ func FuzzAppendField(f *testing.F) {
 		}
 	})
 }
-
