@@ -17,7 +17,7 @@ import (
 func oracleParquet[T any](t testing.TB, calls [][]T) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	w := parquet.NewGenericWriter[T](&b, parquet.Compression(&parquet.Zstd),
+	w := parquet.NewGenericWriter[T](&b, parquet.Compression(&pqZstd),
 		parquet.CreatedBy("compactbench", "", ""),
 		parquet.MaxRowsPerRowGroup(rowGroupRows), parquet.PageBufferSize(pageBufferSize))
 	var buf []T
