@@ -43,7 +43,7 @@ func OrderedBySize[R any](ctx context.Context, n, workers int, size func(i int) 
 	window := windowPerWorker * workers
 	slots := make(chan struct{}, window)
 	results := make(chan orderedItem[R], window)
-	p := &picker{started: make([]bool, n), look: window, size: size}
+	p := newPicker(n, window, size)
 
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -73,35 +73,45 @@ func OrderedBySize[R any](ctx context.Context, n, workers int, size func(i int) 
 // It never deadlocks the window: it picks among the look items from the
 // lowest one not started, and look is at most the window, so at most
 // look-1 items above that one are started before it; once every item below
-// it is emitted, a slot is free for it.
+// it is emitted, a slot is free for it. Only those look items can be
+// started out of order, so a ring of look flags records them (n may be
+// huge: gen runs until its callback says enough).
 type picker struct {
-	mu      sync.Mutex
-	started []bool
-	low     int // every item below low is started
-	look    int
-	size    func(i int) int64
+	mu   sync.Mutex
+	n    int
+	low  int    // every item below low is started
+	ring []bool // ring[i%len(ring)]: item i in [low, low+len(ring)) is started
+	size func(i int) int64
+}
+
+func newPicker(n, look int, size func(i int) int64) *picker {
+	return &picker{n: n, ring: make([]bool, max(look, 1)), size: size}
 }
 
 // next is the item to start, or false when every item is started.
 func (p *picker) next() (int, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for p.low < len(p.started) && p.started[p.low] {
+	look := len(p.ring)
+	for p.low < p.n && p.ring[p.low%look] {
+		p.ring[p.low%look] = false // the slot is now item low+look's
 		p.low++
 	}
-	if p.low == len(p.started) {
+	if p.low >= p.n {
 		return 0, false
 	}
 	pick := p.low
 	if p.size != nil {
 		best := p.size(pick)
-		for i := p.low + 1; i < min(len(p.started), p.low+p.look); i++ {
-			if s := p.size(i); !p.started[i] && s > best {
-				pick, best = i, s
+		for i := p.low + 1; i < p.n && i < p.low+look; i++ {
+			if !p.ring[i%look] {
+				if s := p.size(i); s > best {
+					pick, best = i, s
+				}
 			}
 		}
 	}
-	p.started[pick] = true
+	p.ring[pick%look] = true
 	return pick, true
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -285,6 +286,30 @@ func TestOrderedBySize(t *testing.T) {
 		}
 		if p := peak.Load(); p > int64(windowPerWorker*workers) {
 			t.Errorf("workers=%d: %d items in flight, bound is %d", workers, p, windowPerWorker*workers)
+		}
+	}
+}
+
+// TestOrderedUnbounded runs Ordered over as many items as an int holds,
+// stopped by emit (as gen --bytes does): nothing may be sized by n.
+func TestOrderedUnbounded(t *testing.T) {
+	enough := errors.New("enough")
+	for _, size := range []func(int) int64{nil, func(i int) int64 { return int64(i % 5) }} {
+		emitted := 0
+		err := OrderedBySize(context.Background(), math.MaxInt, 2, size,
+			func(ctx context.Context, i int) (int, error) { return i, nil },
+			func(i, r int) error {
+				if i != emitted || r != i {
+					t.Errorf("emitted item %d (result %d), want %d", i, r, emitted)
+				}
+				emitted++
+				if emitted == 1000 {
+					return enough
+				}
+				return nil
+			})
+		if !errors.Is(err, enough) {
+			t.Errorf("err = %v, want the emit error", err)
 		}
 	}
 }
