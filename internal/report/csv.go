@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The CSV files are written by appendRecord, which formats each cell
@@ -16,46 +17,64 @@ import (
 // row. Its bytes are those of encoding/csv's Writer with its defaults
 // (comma, "\n" line ends), which the tests check field by field.
 
-// appendRecord appends one row of the columns cols of the struct v as a CSV
-// line.
-func appendRecord(b []byte, v reflect.Value, cols []column) []byte {
+// appendRecord appends one row, the struct at row, as a CSV line of the
+// columns cols (columnsOf the row's type).
+func appendRecord(b []byte, row unsafe.Pointer, cols []column) []byte {
 	for j, c := range cols {
 		if j > 0 {
 			b = append(b, ',')
 		}
-		b = appendCell(b, v, c)
+		b = appendCell(b, row, c)
 	}
 	return append(b, '\n')
 }
 
-// appendCell appends the CSV field of column c of v: the text cell gives,
-// quoted as encoding/csv quotes it.
-func appendCell(b []byte, v reflect.Value, c column) []byte {
-	var f reflect.Value
-	if c.path != nil {
-		f = v.FieldByIndex(c.path)
-	} else {
-		f = v.Field(c.index)
-	}
+// appendCell appends the CSV field of column c of the row struct at row:
+// the field is read at its offset (reflect.Value.Field cost more than the
+// formatting), formatted as FormatFloat and strconv do, quoted as
+// encoding/csv quotes.
+func appendCell(b []byte, row unsafe.Pointer, c column) []byte {
+	p := unsafe.Add(row, c.off)
 	if c.ptr {
-		if f.IsNil() {
+		p = *(*unsafe.Pointer)(p)
+		if p == nil {
 			return b
 		}
-		f = f.Elem()
 	}
 	// Numbers and booleans never hold a character that needs quotes.
 	switch c.kind {
 	case reflect.String:
-		return appendField(b, f.String())
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return strconv.AppendInt(b, f.Int(), 10)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return strconv.AppendUint(b, f.Uint(), 10)
-	case reflect.Float32, reflect.Float64:
-		return appendFloat(b, f.Float())
+		return appendField(b, *(*string)(p))
+	case reflect.Int:
+		return strconv.AppendInt(b, int64(*(*int)(p)), 10)
+	case reflect.Int8:
+		return strconv.AppendInt(b, int64(*(*int8)(p)), 10)
+	case reflect.Int16:
+		return strconv.AppendInt(b, int64(*(*int16)(p)), 10)
+	case reflect.Int32:
+		return strconv.AppendInt(b, int64(*(*int32)(p)), 10)
+	case reflect.Int64:
+		return strconv.AppendInt(b, *(*int64)(p), 10)
+	case reflect.Uint:
+		return strconv.AppendUint(b, uint64(*(*uint)(p)), 10)
+	case reflect.Uint8:
+		return strconv.AppendUint(b, uint64(*(*uint8)(p)), 10)
+	case reflect.Uint16:
+		return strconv.AppendUint(b, uint64(*(*uint16)(p)), 10)
+	case reflect.Uint32:
+		return strconv.AppendUint(b, uint64(*(*uint32)(p)), 10)
+	case reflect.Uint64:
+		return strconv.AppendUint(b, *(*uint64)(p), 10)
+	case reflect.Float32:
+		return appendFloat(b, float64(*(*float32)(p)))
+	case reflect.Float64:
+		return appendFloat(b, *(*float64)(p))
 	case reflect.Bool:
-		return strconv.AppendBool(b, f.Bool())
-	case reflect.Slice:
+		return strconv.AppendBool(b, *(*bool)(p))
+	}
+	f := reflect.NewAt(c.typ, p).Elem()
+	if c.kind == reflect.Slice {
+		// A list cell (a LIST column in Parquet) is its JSON array in CSV.
 		if f.Len() == 0 {
 			return append(b, "[]"...)
 		}
@@ -102,6 +121,10 @@ func appendField(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// csvSpecial marks the bytes that make a field quoted wherever they are
+// (static data: no work at start).
+var csvSpecial = [256]bool{'\n': true, '\r': true, '"': true, ',': true}
+
 // fieldNeedsQuotes is encoding/csv's rule with a comma delimiter.
 func fieldNeedsQuotes(s string) bool {
 	if s == "" {
@@ -111,8 +134,7 @@ func fieldNeedsQuotes(s string) bool {
 		return true
 	}
 	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\n', '\r', '"', ',':
+		if csvSpecial[s[i]] {
 			return true
 		}
 	}

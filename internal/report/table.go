@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
@@ -27,6 +28,11 @@ type column struct {
 	path  []int // the field's index path when it is promoted from an embedded struct
 	kind  reflect.Kind
 	ptr   bool // optional value: empty in CSV, null in Parquet
+	// off is the field's offset in the row struct (embedded structs'
+	// offsets included) and typ its type (the pointed-to type of an
+	// optional value): the CSV writer reads the field through them.
+	off uintptr
+	typ reflect.Type
 }
 
 // Columns returns the column names of a row type, from its parquet tags.
@@ -48,6 +54,7 @@ func columnsOf(t reflect.Type) []column {
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
 			for _, c := range columnsOf(f.Type) {
 				c.path = append([]int{i}, c.pathOr()...)
+				c.off += f.Offset
 				cols = append(cols, c)
 			}
 			continue
@@ -60,9 +67,9 @@ func columnsOf(t reflect.Type) []column {
 		if name == "" {
 			name = f.Name
 		}
-		c := column{name: name, index: i, kind: f.Type.Kind()}
+		c := column{name: name, index: i, kind: f.Type.Kind(), off: f.Offset, typ: f.Type}
 		if c.kind == reflect.Pointer {
-			c.ptr, c.kind = true, f.Type.Elem().Kind()
+			c.ptr, c.kind, c.typ = true, f.Type.Elem().Kind(), f.Type.Elem()
 		}
 		cols = append(cols, c)
 	}
@@ -202,7 +209,7 @@ func NewTable[T any](dir, name string, formats Formats) (*Table[T], error) {
 func (t *Table[T]) Write(rows ...T) error {
 	if t.csvb != nil {
 		for i := range rows {
-			b := appendRecord(t.csvb.AvailableBuffer(), reflect.ValueOf(&rows[i]).Elem(), t.cols)
+			b := appendRecord(t.csvb.AvailableBuffer(), unsafe.Pointer(&rows[i]), t.cols)
 			if _, err := t.csvb.Write(b); err != nil {
 				return fmt.Errorf("%s.csv: %w", t.name, err)
 			}
