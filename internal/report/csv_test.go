@@ -174,7 +174,7 @@ func BenchmarkCSV(b *testing.B) {
 		x := float64(i) / 7
 		rows = append(rows, csvKinds{S: "/home/user/projects/some-repo/" + strconv.Itoa(i) + ".jsonl",
 			csvEmbedded: csvEmbedded{Run: "run-0123456789abcdef", Hash: "cfg-0123456789abcdef"},
-			I: i, I32: int32(i), U: uint64(i), F: x, F32: float32(x), B: i%2 == 0, PF: &x})
+			I:           i, I32: int32(i), U: uint64(i), F: x, F32: float32(x), B: i%2 == 0, PF: &x})
 	}
 	cols := columnsOf(reflect.TypeFor[csvKinds]())
 	b.Run("appendRecord", func(b *testing.B) {
