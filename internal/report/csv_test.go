@@ -122,7 +122,7 @@ func TestAppendRecordMatchesEncodingCSV(t *testing.T) {
 	i64 := func(v int64) *int64 { return &v }
 	str := func(v string) *string { return &v }
 	var rows []csvKinds
-	floats := []float64{0, -0.0, 1, -1.5, 1e-7, 1e21, 123456789.123, math.MaxFloat64, math.SmallestNonzeroFloat64,
+	floats := []float64{0, math.Copysign(0, -1), 1, -1.5, 1e-7, 1e21, 123456789.123, math.MaxFloat64, math.SmallestNonzeroFloat64,
 		math.NaN(), math.Inf(1), math.Inf(-1), 0.1 + 0.2}
 	for i, s := range csvStrings {
 		r := csvKinds{csvEmbedded: csvEmbedded{Run: s, Hash: "h"}, S: s, I: i - 3, I32: math.MinInt32 + int32(i),
