@@ -280,7 +280,10 @@ func (j *runJob) process(ctx context.Context, stderr io.Writer) error {
 		}
 		return j.emit(i, rs)
 	}
-	if err := loader.Ordered(ctx, len(j.files), opts.Jobs, work, emit); err != nil {
+	// Large files start early (within the window), so that no worker is
+	// left idle behind one; the results are still written in path order.
+	size := func(i int) int64 { return j.files[i].Size }
+	if err := loader.OrderedBySize(ctx, len(j.files), opts.Jobs, size, work, emit); err != nil {
 		return err
 	}
 	if bar != nil {

@@ -2,8 +2,8 @@ package anchors
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/valyala/fastjson"
 
@@ -242,26 +242,27 @@ func (s *todoState) update(p *fastjson.Parser, input string) int {
 var (
 	// gitCommitRE: git, optional global options (-C dir, -c k=v,
 	// --no-pager…), then the commit subcommand.
-	gitCommitRE = regexp.MustCompile(`(^|[\s;&|(])git(\s+(-[cC]\s+\S+|--\S+))*\s+commit\b`)
+	gitCommitRE = lazyRE(`(^|[\s;&|(])git(\s+(-[cC]\s+\S+|--\S+))*\s+commit\b`)
 	// commitLineRE: git's summary line "[main 1a2b3c4] msg",
 	// "[main (root-commit) 1a2b3c4] msg", "[detached HEAD 1a2b3c4] msg".
-	commitLineRE = regexp.MustCompile(`(?m)^\[[^\]\n]*\b[0-9a-f]{7,40}\] [^\n]*`)
+	commitLineRE = lazyRE(`(?m)^\[[^\]\n]*\b[0-9a-f]{7,40}\] [^\n]*`)
 	// testRunnerRE finds a test runner in a shell command.
-	testRunnerRE = regexp.MustCompile(`(^|[\s;&|(/])(go test|python3? -m pytest|pytest|py\.test|cargo (?:nextest run|test)|(?:npm|pnpm|yarn|bun) (?:run )?test|npx (?:jest|vitest)|jest|vitest|mix test|(?:bundle exec )?rspec|phpunit|make (?:test|check)|ctest|dotnet test|(?:\./)?gradlew? test|mvn test|tox)\b`)
+	testRunnerRE = lazyRE(`(^|[\s;&|(/])(go test|python3? -m pytest|pytest|py\.test|cargo (?:nextest run|test)|(?:npm|pnpm|yarn|bun) (?:run )?test|npx (?:jest|vitest)|jest|vitest|mix test|(?:bundle exec )?rspec|phpunit|make (?:test|check)|ctest|dotnet test|(?:\./)?gradlew? test|mvn test|tox)\b`)
 	// failureRE: a test run's output reporting failures.
-	failureRE = regexp.MustCompile(`(?m)^(FAIL\b|FAILED\b|--- FAIL)|\b[1-9][0-9]* (failed|failures?|errors?|failing)\b|\btest result: FAILED\b|\bTests? failed\b`)
+	failureRE = lazyRE(`(?m)^(FAIL\b|FAILED\b|--- FAIL)|\b[1-9][0-9]* (failed|failures?|errors?|failing)\b|\btest result: FAILED\b|\bTests? failed\b`)
 )
 
 // Literal prefilters: Go's regexp scans the whole text for these
 // alternations, and most commands and outputs hold none of the literals.
+// They are built on first use, not at process start.
 var (
-	testRunnerPre = newPrefilter(testRunnerRE.String(), false)
-	failurePre    = newPrefilter(failureRE.String(), false)
+	testRunnerPre = sync.OnceValue(func() *prefilter { return newPrefilter(testRunnerRE.String(), false) })
+	failurePre    = sync.OnceValue(func() *prefilter { return newPrefilter(failureRE.String(), false) })
 )
 
 // testRunner returns the normalised test runner a command invokes, or "".
 func testRunner(cmd string) string {
-	if !testRunnerPre.mayMatch(&text{s: cmd}) {
+	if !testRunnerPre().mayMatch(&text{s: cmd}) {
 		return ""
 	}
 	m := testRunnerRE.FindStringSubmatch(cmd)
@@ -298,7 +299,7 @@ func testVerdict(r *transcript.ToolResult) verdict {
 			return verdictNone
 		}
 	}
-	if !r.Success || (failurePre.mayMatch(&text{s: out}) && failureRE.MatchString(out)) {
+	if !r.Success || (failurePre().mayMatch(&text{s: out}) && failureRE.MatchString(out)) {
 		return verdictFail
 	}
 	return verdictPass

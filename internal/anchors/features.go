@@ -1,7 +1,6 @@
 package anchors
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -27,16 +26,16 @@ func IsScratchPath(p string) bool {
 }
 
 // patchFileRE finds the files an apply_patch body touches.
-var patchFileRE = regexp.MustCompile(`(?m)^\*\*\* (?:Update|Add|Delete) File: (\S.*)$`)
+var patchFileRE = lazyRE(`(?m)^\*\*\* (?:Update|Add|Delete) File: (\S.*)$`)
 
 // writeTargetRE finds files a shell command writes: redirections, tee,
 // in-place sed/perl, touch, cp/mv destinations are approximated by their
 // last argument.
 var (
-	redirectRE = regexp.MustCompile(`(?:^|[^0-9&<>])>>?\s*([^\s;&|<>()]+)`)
-	teeRE      = regexp.MustCompile(`\btee\s+(?:-a\s+)?([^\s;&|<>()]+)`)
-	inPlaceRE  = regexp.MustCompile(`\b(?:sed|perl)\s+(?:-[a-zA-Z]*\s+)*-[a-zA-Z]*i[a-zA-Z.]*\b[^;&|]*?\s([^\s;&|<>()'"]+)\s*(?:$|[;&|])`)
-	touchCpRE  = regexp.MustCompile(`\b(?:touch|cp|mv|install|mkdir -p|mkdir|ln -s|git apply|patch)\s+(?:-[a-zA-Z]+\s+)*[^;&|]*?([^\s;&|<>()'"]+)\s*(?:$|[;&|])`)
+	redirectRE = lazyRE(`(?:^|[^0-9&<>])>>?\s*([^\s;&|<>()]+)`)
+	teeRE      = lazyRE(`\btee\s+(?:-a\s+)?([^\s;&|<>()]+)`)
+	inPlaceRE  = lazyRE(`\b(?:sed|perl)\s+(?:-[a-zA-Z]*\s+)*-[a-zA-Z]*i[a-zA-Z.]*\b[^;&|]*?\s([^\s;&|<>()'"]+)\s*(?:$|[;&|])`)
+	touchCpRE  = lazyRE(`\b(?:touch|cp|mv|install|mkdir -p|mkdir|ln -s|git apply|patch)\s+(?:-[a-zA-Z]+\s+)*[^;&|]*?([^\s;&|<>()'"]+)\s*(?:$|[;&|])`)
 )
 
 // CommandWrites returns the files a shell command appears to write
@@ -72,7 +71,7 @@ func CommandWrites(cmd string) []string {
 		}
 	}
 	s := b.String()
-	for _, re := range []*regexp.Regexp{redirectRE, teeRE, inPlaceRE, touchCpRE} {
+	for _, re := range []*lazyRegexp{redirectRE, teeRE, inPlaceRE, touchCpRE} {
 		for _, m := range re.FindAllStringSubmatch(s, -1) {
 			p := strings.Trim(m[1], `"'`)
 			if p == "" || p == "&1" || p == "&2" || strings.HasPrefix(p, "-") {
@@ -88,7 +87,7 @@ func CommandWrites(cmd string) []string {
 // file the command names: installing or removing packages, starting or
 // restarting services, writing settings, creating branches, removing files,
 // migrating a database.
-var systemChangeRE = regexp.MustCompile(`(?m)(?:^|[;&|(]\s*|sudo\s+)(brew (?:install|uninstall|upgrade|reinstall|remove|services (?:start|restart|stop))|apt(?:-get)? (?:-y )?(?:install|remove|purge|upgrade)|dnf (?:install|remove)|yum (?:install|remove)|opkg (?:install|remove)|pip3? install|uv (?:add|pip install|sync)|npm (?:install|i|uninstall|ci)\b|pnpm (?:add|remove|install)|yarn (?:add|remove)|cargo (?:add|install)|go (?:get|install)|systemctl (?:--user )?(?:enable|disable|restart|start|stop|reload)|service \S+ (?:restart|start|stop|reload)|launchctl (?:load|unload|bootstrap|bootout|kickstart)|uci (?:set|delete|commit|add)|defaults write|git (?:checkout -b|switch -c|mv|rm|restore|reset --hard|init|clone)|chmod|chown|rm|rmdir|unlink|ln -s|docker (?:compose )?(?:up|run|build|rm|restart)|kubectl (?:apply|delete|rollout)|python3? manage\.py (?:migrate|makemigrations)|gh auth login|crontab|useradd|usermod|sysctl -w|ufw|iptables|mkdir|/etc/init\.d/\S+ (?:restart|start|stop|reload|enable|disable))\b`)
+var systemChangeRE = lazyRE(`(?m)(?:^|[;&|(]\s*|sudo\s+)(brew (?:install|uninstall|upgrade|reinstall|remove|services (?:start|restart|stop))|apt(?:-get)? (?:-y )?(?:install|remove|purge|upgrade)|dnf (?:install|remove)|yum (?:install|remove)|opkg (?:install|remove)|pip3? install|uv (?:add|pip install|sync)|npm (?:install|i|uninstall|ci)\b|pnpm (?:add|remove|install)|yarn (?:add|remove)|cargo (?:add|install)|go (?:get|install)|systemctl (?:--user )?(?:enable|disable|restart|start|stop|reload)|service \S+ (?:restart|start|stop|reload)|launchctl (?:load|unload|bootstrap|bootout|kickstart)|uci (?:set|delete|commit|add)|defaults write|git (?:checkout -b|switch -c|mv|rm|restore|reset --hard|init|clone)|chmod|chown|rm|rmdir|unlink|ln -s|docker (?:compose )?(?:up|run|build|rm|restart)|kubectl (?:apply|delete|rollout)|python3? manage\.py (?:migrate|makemigrations)|gh auth login|crontab|useradd|usermod|sysctl -w|ufw|iptables|mkdir|/etc/init\.d/\S+ (?:restart|start|stop|reload|enable|disable))\b`)
 
 // SystemChanges returns the commands within cmd that change the machine
 // (see systemChangeRE), e.g. "brew install", "systemctl restart".
@@ -216,15 +215,15 @@ const (
 // GitKinds lists the git milestone kinds.
 var GitKinds = []string{GitCommit, GitPush, GitPR, GitMerge}
 
-var gitRE = map[string]*regexp.Regexp{
+var gitRE = map[string]*lazyRegexp{
 	// `[main 1a2b3c4] message`, `[feature/x (root-commit) 1a2b3c4] message`
-	GitCommit: regexp.MustCompile(`(?m)^\[[^\]\s]+(?: \([a-z-]+\))? [0-9a-f]{7,40}\] \S`),
+	GitCommit: lazyRE(`(?m)^\[[^\]\s]+(?: \([a-z-]+\))? [0-9a-f]{7,40}\] \S`),
 	// `   1a2b3c4..5d6e7f8  main -> main`, `* [new branch]      x -> x`
-	GitPush: regexp.MustCompile(`(?m)^\s*(?:\+?\s*[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40}|\* \[new (?:branch|tag)\])\s+\S+\s+->\s+\S+`),
+	GitPush: lazyRE(`(?m)^\s*(?:\+?\s*[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40}|\* \[new (?:branch|tag)\])\s+\S+\s+->\s+\S+`),
 	// a pull or merge request URL in a command's output
-	GitPR: regexp.MustCompile(`https://(?:github\.com/[\w.-]+/[\w.-]+/pull|gitlab\.[\w.]+/[\w./-]+/-/merge_requests)/\d+`),
+	GitPR: lazyRE(`https://(?:github\.com/[\w.-]+/[\w.-]+/pull|gitlab\.[\w.]+/[\w./-]+/-/merge_requests)/\d+`),
 	// a fast-forward merge or pull: `Fast-forward` on a line of its own
-	GitMerge: regexp.MustCompile(`(?m)^Fast-forward$`),
+	GitMerge: lazyRE(`(?m)^Fast-forward$`),
 }
 
 // gitLiteral is text each milestone's output must hold (a cheap test

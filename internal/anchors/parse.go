@@ -224,7 +224,7 @@ func (p *parser) strs(n *yaml.Node, what string) []string {
 	return []string{p.str(n, what)}
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+var nameRE = lazyRE(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 func (p *parser) name(n *yaml.Node, what string) string {
 	s := p.str(n, what)

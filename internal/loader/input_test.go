@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -203,5 +205,111 @@ func TestOrdered(t *testing.T) {
 		})
 	if !errors.Is(err, boom) {
 		t.Errorf("emit error = %v", err)
+	}
+}
+
+// TestOrderedBySize checks that the largest of the next window's items
+// starts first (one worker: the start order is fixed), and that with many
+// workers, random sizes and random completion order every item is emitted
+// once in index order with at most the window in flight (no deadlock).
+func TestOrderedBySize(t *testing.T) {
+	sizes := make([]int64, 100)
+	for i := range sizes {
+		sizes[i] = int64(i % 7)
+	}
+	sizes[40], sizes[90] = 1000, 1000
+	var starts []int
+	err := OrderedBySize(context.Background(), len(sizes), 1, func(i int) int64 { return sizes[i] },
+		func(ctx context.Context, i int) (int, error) { starts = append(starts, i); return i, nil },
+		func(int, int) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The reference: from the lowest item not started, the largest of the
+	// next window's items, the first among equals.
+	window := windowPerWorker
+	started := make([]bool, len(sizes))
+	var want []int
+	for low := 0; len(want) < len(sizes); {
+		for started[low] {
+			low++
+		}
+		pick := low
+		for i := low; i < min(len(sizes), low+window); i++ {
+			if !started[i] && sizes[i] > sizes[pick] {
+				pick = i
+			}
+		}
+		started[pick] = true
+		want = append(want, pick)
+	}
+	if !slices.Equal(starts, want) {
+		t.Errorf("start order\n got %v\nwant %v", starts, want)
+	}
+	if i := slices.Index(starts, 40); i >= 40 {
+		t.Errorf("the large item 40 started %dth, not before the smaller items below it", i)
+	}
+
+	for _, workers := range []int{2, 5} {
+		r := rand.New(rand.NewPCG(uint64(workers), 7))
+		n := 400
+		sz := make([]int64, n)
+		for i := range sz {
+			sz[i] = r.Int64N(50)
+		}
+		var inflight, peak atomic.Int64
+		next := 0
+		err := OrderedBySize(context.Background(), n, workers, func(i int) int64 { return sz[i] },
+			func(ctx context.Context, i int) (int, error) {
+				n := inflight.Add(1)
+				for {
+					p := peak.Load()
+					if n <= p || peak.CompareAndSwap(p, n) {
+						break
+					}
+				}
+				time.Sleep(time.Duration(sz[i]*5) * time.Microsecond)
+				return -i, nil
+			}, func(i, r int) error {
+				inflight.Add(-1)
+				if i != next || r != -i {
+					t.Errorf("emitted item %d (result %d), want %d", i, r, next)
+				}
+				next++
+				return nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if next != n {
+			t.Errorf("workers=%d: emitted %d of %d", workers, next, n)
+		}
+		if p := peak.Load(); p > int64(windowPerWorker*workers) {
+			t.Errorf("workers=%d: %d items in flight, bound is %d", workers, p, windowPerWorker*workers)
+		}
+	}
+}
+
+// TestOrderedUnbounded runs Ordered over as many items as an int holds,
+// stopped by emit (as gen --bytes does): nothing may be sized by n.
+func TestOrderedUnbounded(t *testing.T) {
+	enough := errors.New("enough")
+	for _, size := range []func(int) int64{nil, func(i int) int64 { return int64(i % 5) }} {
+		emitted := 0
+		err := OrderedBySize(context.Background(), math.MaxInt, 2, size,
+			func(ctx context.Context, i int) (int, error) { return i, nil },
+			func(i, r int) error {
+				if i != emitted || r != i {
+					t.Errorf("emitted item %d (result %d), want %d", i, r, emitted)
+				}
+				emitted++
+				if emitted == 1000 {
+					return enough
+				}
+				return nil
+			})
+		if !errors.Is(err, enough) {
+			t.Errorf("err = %v, want the emit error", err)
+		}
 	}
 }

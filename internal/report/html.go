@@ -24,6 +24,20 @@ import (
 // distributions. Every data-bearing chart element has class "mark". The
 // output depends only on the arguments.
 func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
+	return writeHTML(w, s, d, contextChartHTML(d))
+}
+
+// contextChartHTML is the context section's chart, which depends only on
+// the report data (not on the finished summary): Writer renders it while
+// the summary is being finished.
+func contextChartHTML(d *ReportData) string {
+	var b strings.Builder
+	contextChart(&b, d)
+	return b.String()
+}
+
+// writeHTML is WriteHTML with the context chart rendered.
+func writeHTML(w io.Writer, s *Summary, d *ReportData, chart string) error {
 	b := &strings.Builder{}
 	b.WriteString(htmlHead)
 	b.WriteString("<header>\n<h1>compactbench report</h1>\n")
@@ -37,7 +51,7 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 		"<a href=\"#anchors\">Anchors</a> <a href=\"#rulers\">Token rulers</a> <a href=\"#corpus\">Corpus</a> <a href=\"#caveats\">Caveats</a></nav>\n")
 	htmlStrategies(b, s)
 	b.WriteString("<section id=\"context\">\n<h2>Context over a session</h2>\n")
-	contextChart(b, d)
+	b.WriteString(chart)
 	b.WriteString("</section>\n")
 	htmlAnchorsAndRulers(b, s)
 	htmlCorpus(b, s, d)

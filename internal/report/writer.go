@@ -276,8 +276,18 @@ func closeSinks(sinks []sink) error {
 // report.html as selected, the three at once (each only reads the finished
 // summary); the first error in that order is returned.
 func (w *Writer) writeSummary() error {
+	// report.html's context chart reads only the report data: it is drawn
+	// while the summary is finished (which fits the calibration).
+	var chart chan string
+	if w.formats.HTML {
+		chart = make(chan string, 1)
+		go func() { chart <- contextChartHTML(w.data) }()
+	}
 	w.sum.Finish()
 	if err := w.sum.Rulers.Err(); err != nil {
+		if chart != nil {
+			<-chart
+		}
 		return err
 	}
 	var errs [3]error
@@ -289,7 +299,7 @@ func (w *Writer) writeSummary() error {
 	}
 	if w.formats.HTML {
 		wg.Go(func() {
-			errs[2] = writeReport(w.dir, "report.html", func(b io.Writer) error { return WriteHTML(b, &w.sum, w.data) })
+			errs[2] = writeReport(w.dir, "report.html", func(b io.Writer) error { return writeHTML(b, &w.sum, w.data, <-chart) })
 		})
 	}
 	if w.formats.JSON {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -102,7 +103,7 @@ func (s *FactorSet) reference() *Factors {
 			return f
 		}
 	}
-	return defaultFactorSet.Generations[ReferenceGeneration]
+	return defaultFactorSet().Generations[ReferenceGeneration]
 }
 
 // Validate checks every generation's factors.
@@ -259,7 +260,9 @@ func NewCalibrated(f *Factors) *Ruler {
 //go:embed default_factors.json
 var defaultFactorsJSON []byte
 
-var defaultFactorSet = func() *FactorSet {
+// defaultFactorSet parses the embedded factors once, when first needed (not
+// at process start).
+var defaultFactorSet = sync.OnceValue(func() *FactorSet {
 	s, err := ParseFactors(defaultFactorsJSON)
 	if err != nil {
 		panic("tokens: embedded default_factors.json: " + err.Error())
@@ -268,19 +271,19 @@ var defaultFactorSet = func() *FactorSet {
 		panic("tokens: embedded default_factors.json: no " + ReferenceGeneration + " factors")
 	}
 	return s
-}()
+})
 
 // DefaultFactors returns a copy of the shipped factors of the reference
 // generation (claude-3), fitted with `compactbench calibrate` on real Claude
 // Code sessions (see the file's fit sections for the corpus and errors).
 func DefaultFactors() *Factors {
-	f := *defaultFactorSet.Generations[ReferenceGeneration]
+	f := *defaultFactorSet().Generations[ReferenceGeneration]
 	return &f
 }
 
 // DefaultFactorSet returns the shipped factors of every generation (shared:
 // do not modify).
-func DefaultFactorSet() *FactorSet { return defaultFactorSet }
+func DefaultFactorSet() *FactorSet { return defaultFactorSet() }
 
 // ParseFactors reads a factors file written by `compactbench calibrate`:
 // factors per generation ({"generations": {...}}), or one set of factors

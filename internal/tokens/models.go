@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -71,16 +72,18 @@ type Models struct {
 //go:embed models.yaml
 var defaultModelsYAML []byte
 
-var defaultModels = func() *Models {
+// defaultModels parses the embedded table once, when first needed (not at
+// process start).
+var defaultModels = sync.OnceValue(func() *Models {
 	m, err := ParseModels(defaultModelsYAML)
 	if err != nil {
 		panic("tokens: embedded models.yaml: " + err.Error())
 	}
 	return m
-}()
+})
 
 // DefaultModels returns the shipped model table (shared: do not modify).
-func DefaultModels() *Models { return defaultModels }
+func DefaultModels() *Models { return defaultModels() }
 
 // fallbackModel answers for names no entry matches (a table without "*").
 var fallbackModel = Model{Pattern: "*", Tokenizer: GenClaude3, Windows: []int{200_000}, Output: 64_000, Input: 3, OutputPrice: 15}
@@ -139,7 +142,7 @@ func ParseModels(data []byte) (*Models, error) {
 // default when none does). A nil table is the shipped one.
 func (ms *Models) Lookup(name string) *Model {
 	if ms == nil {
-		ms = defaultModels
+		ms = defaultModels()
 	}
 	if i := ms.index(name); i >= 0 {
 		return &ms.Entries[i]
@@ -162,7 +165,7 @@ func (ms *Models) index(name string) int {
 // then by name.
 func (ms *Models) Generations() []string {
 	if ms == nil {
-		ms = defaultModels
+		ms = defaultModels()
 	}
 	out := []string{ReferenceGeneration}
 	var rest []string
@@ -179,7 +182,7 @@ func (ms *Models) Generations() []string {
 // generation (1 when the table does not say).
 func (ms *Models) Ratio(gen string) float64 {
 	if ms == nil {
-		ms = defaultModels
+		ms = defaultModels()
 	}
 	if r, ok := ms.Tokenizers[gen]; ok {
 		return r
@@ -189,7 +192,7 @@ func (ms *Models) Ratio(gen string) float64 {
 
 // StripsOldThinking reports whether a call to model leaves out the thinking
 // blocks of earlier turns, by the shipped table.
-func StripsOldThinking(model string) bool { return defaultModels.Lookup(model).StripsThinking }
+func StripsOldThinking(model string) bool { return defaultModels().Lookup(model).StripsThinking }
 
 // Window sources say where a transcript's effective window comes from.
 const (

@@ -1,6 +1,9 @@
 package tokens
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Generation is a tokenizer generation of a model table, as a typed key:
 // its place in the table's Generations() (the reference generation is 0).
@@ -119,12 +122,16 @@ func NewRulerSet(spec RulerSpec) (*RulerSet, error) {
 // defaultIDs are DefaultNames() as IDs.
 func defaultIDs() []RulerID { return []RulerID{RulerChars4, RulerChars4Msg, RulerCalibrated} }
 
-var defaultRulerSet, _ = NewRulerSet(RulerSpec{Metric: RulerCalibrated, Overhead: AnchorSegments})
+// defaultRulerSet is built once, when first needed (not at process start).
+var defaultRulerSet = sync.OnceValue(func() *RulerSet {
+	s, _ := NewRulerSet(RulerSpec{Metric: RulerCalibrated, Overhead: AnchorSegments})
+	return s
+})
 
 // DefaultRulerSet is the set of a run without ruler flags: the default
 // rulers measured, calibrated as the metric with the shipped factors,
 // segment anchoring, on the shipped model table (shared).
-func DefaultRulerSet() *RulerSet { return defaultRulerSet }
+func DefaultRulerSet() *RulerSet { return defaultRulerSet() }
 
 // Generation is the tokenizer generation of a model, by the model name a
 // transcript or call records (data, matched against the table's

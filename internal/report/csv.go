@@ -1,0 +1,146 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// The CSV files are written by appendRecord, which formats each cell
+// straight into the output buffer: no string per number, no []string per
+// row. Its bytes are those of encoding/csv's Writer with its defaults
+// (comma, "\n" line ends), which the tests check field by field.
+
+// appendRecord appends one row, the struct at row, as a CSV line of the
+// columns cols (columnsOf the row's type).
+func appendRecord(b []byte, row unsafe.Pointer, cols []column) []byte {
+	for j, c := range cols {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		b = appendCell(b, row, c)
+	}
+	return append(b, '\n')
+}
+
+// appendCell appends the CSV field of column c of the row struct at row:
+// the field is read at its offset (reflect.Value.Field cost more than the
+// formatting), formatted as FormatFloat and strconv do, quoted as
+// encoding/csv quotes.
+func appendCell(b []byte, row unsafe.Pointer, c column) []byte {
+	p := unsafe.Add(row, c.off)
+	if c.ptr {
+		p = *(*unsafe.Pointer)(p)
+		if p == nil {
+			return b
+		}
+	}
+	// Numbers and booleans never hold a character that needs quotes.
+	switch c.kind {
+	case reflect.String:
+		return appendField(b, *(*string)(p))
+	case reflect.Int:
+		return strconv.AppendInt(b, int64(*(*int)(p)), 10)
+	case reflect.Int8:
+		return strconv.AppendInt(b, int64(*(*int8)(p)), 10)
+	case reflect.Int16:
+		return strconv.AppendInt(b, int64(*(*int16)(p)), 10)
+	case reflect.Int32:
+		return strconv.AppendInt(b, int64(*(*int32)(p)), 10)
+	case reflect.Int64:
+		return strconv.AppendInt(b, *(*int64)(p), 10)
+	case reflect.Uint:
+		return strconv.AppendUint(b, uint64(*(*uint)(p)), 10)
+	case reflect.Uint8:
+		return strconv.AppendUint(b, uint64(*(*uint8)(p)), 10)
+	case reflect.Uint16:
+		return strconv.AppendUint(b, uint64(*(*uint16)(p)), 10)
+	case reflect.Uint32:
+		return strconv.AppendUint(b, uint64(*(*uint32)(p)), 10)
+	case reflect.Uint64:
+		return strconv.AppendUint(b, *(*uint64)(p), 10)
+	case reflect.Float32:
+		return appendFloat(b, float64(*(*float32)(p)))
+	case reflect.Float64:
+		return appendFloat(b, *(*float64)(p))
+	case reflect.Bool:
+		return strconv.AppendBool(b, *(*bool)(p))
+	}
+	f := reflect.NewAt(c.typ, p).Elem()
+	if c.kind == reflect.Slice {
+		// A list cell (a LIST column in Parquet) is its JSON array in CSV.
+		if f.Len() == 0 {
+			return append(b, "[]"...)
+		}
+		js, err := json.Marshal(f.Interface())
+		if err != nil {
+			return appendField(b, err.Error())
+		}
+		return appendField(b, string(js))
+	}
+	return appendField(b, fmt.Sprint(f.Interface()))
+}
+
+// appendFloat appends FormatFloat(v).
+func appendFloat(b []byte, v float64) []byte {
+	switch {
+	case math.IsNaN(v):
+		return append(b, "NaN"...)
+	case math.IsInf(v, 1):
+		return append(b, "Inf"...)
+	case math.IsInf(v, -1):
+		return append(b, "-Inf"...)
+	}
+	return strconv.AppendFloat(b, v, 'f', -1, 64)
+}
+
+// appendField appends s as a CSV field: verbatim, or between double quotes
+// with each quote doubled when it holds a comma, a quote, a line break, is
+// `\.`, or starts with a space (as encoding/csv decides).
+func appendField(b []byte, s string) []byte {
+	if !fieldNeedsQuotes(s) {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for {
+		i := strings.IndexByte(s, '"')
+		if i < 0 {
+			b = append(b, s...)
+			break
+		}
+		b = append(b, s[:i+1]...)
+		b = append(b, '"')
+		s = s[i+1:]
+	}
+	return append(b, '"')
+}
+
+// csvSpecial marks the bytes that make a field quoted wherever they are
+// (static data: no work at start).
+var csvSpecial = [256]bool{'\n': true, '\r': true, '"': true, ',': true}
+
+// fieldNeedsQuotes is encoding/csv's rule with a comma delimiter.
+func fieldNeedsQuotes(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s == `\.` {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if csvSpecial[s[i]] {
+			return true
+		}
+	}
+	if c := s[0]; c < utf8.RuneSelf {
+		return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsSpace(r)
+}
