@@ -160,11 +160,11 @@ const huberK = 0.5
 // with a tool call and the data cannot tell their constants apart.
 func Fit(samples []Sample, opt FitOptions) (*Factors, error) {
 	st := steps(samples)
-	idx := make([]int32, st.n())
-	for i := range idx {
-		idx[i] = int32(i)
+	ids := make([]int32, st.n())
+	for i := range ids {
+		ids[i] = int32(i)
 	}
-	return fitSteps(st, idx, opt.withDefaults(), &fitScratch{})
+	return fitSteps(st, ids, noFold, opt.withDefaults(), &fitScratch{})
 }
 
 // withDefaults fills in the options left zero.
@@ -182,8 +182,11 @@ func (o FitOptions) withDefaults() FitOptions {
 // next (one per goroutine).
 type fitScratch struct {
 	robust, ys []float64
-	idx        []int32
 }
+
+// noFold is the skip of fitSteps that skips no step (folds are not
+// negative).
+const noFold = math.MinInt
 
 // grow returns buf resized to n (its old contents are not kept).
 func grow[T any](buf []T, n int) []T {
@@ -193,14 +196,14 @@ func grow[T any](buf []T, n int) []T {
 	return buf[:n]
 }
 
-// fitSteps fits on the steps st[idx[0]], st[idx[1]], ... (in that order).
-func fitSteps(st *stepSet, idx []int32, opt FitOptions, sc *fitScratch) (*Factors, error) {
+// fitSteps fits on the steps ids[0], ids[1], ... of st (in that order)
+// that are not of fold skip (noFold: every one).
+func fitSteps(st *stepSet, ids []int32, skip int, opt FitOptions, sc *fitScratch) (*Factors, error) {
 	prior := opt.Prior.vector()
-	n := len(idx)
+	lay, n := fitLayoutOf(st, ids, skip, opt.MinSupport)
 	if n == 0 {
 		return nil, ErrNoData
 	}
-	lay := fitLayoutOf(st, idx, opt.MinSupport)
 	sc.robust = grow(sc.robust, n)
 	robust := sc.robust
 	for k := range robust {
@@ -208,12 +211,12 @@ func fitSteps(st *stepSet, idx []int32, opt FitOptions, sc *fitScratch) (*Factor
 	}
 	sc.ys = grow(sc.ys, n)
 	ys := sc.ys
-	fixedTargets(st, idx, &lay, &prior, ys)
+	fixedTargets(st, ids, skip, &lay, &prior, ys)
 	var sol []float64
 	for iter := 0; iter < 20; iter++ {
-		A, b := lay.normalEquations(st, idx, robust, ys)
+		A, b := lay.normalEquations(st, ids, skip, robust, ys)
 		next := nnls(A, b)
-		changed := lay.reweight(st, idx, prior, next, robust)
+		changed := lay.reweight(st, ids, skip, prior, next, robust)
 		sol = next
 		if !changed {
 			break
@@ -241,17 +244,20 @@ type fitLayout struct {
 	freeMask   uint16
 }
 
-// fitLayoutOf counts the steps in which each feature changes and frees the
-// features (other than the tool_result constant) that change in at least
-// minSupport of them.
-func fitLayoutOf(st *stepSet, idx []int32, minSupport int) fitLayout {
+// fitLayoutOf counts the steps of ids not of fold skip (n) and the steps
+// in which each feature changes, and frees the features (other than the
+// tool_result constant) that change in at least minSupport of them.
+func fitLayoutOf(st *stepSet, ids []int32, skip, minSupport int) (lay fitLayout, n int) {
 	var support [nFeatures]int
-	for _, i := range idx {
+	for _, i := range ids {
+		if int(st.fold[i]) == skip {
+			continue
+		}
+		n++
 		for m := st.nz[i] &^ wideBit; m != 0; m &= m - 1 {
 			support[bits.TrailingZeros16(m)]++
 		}
 	}
-	var lay fitLayout
 	for j := 0; j < nFeatures; j++ {
 		if j != fToolResult && support[j] >= minSupport {
 			lay.pos[j] = len(lay.free)
@@ -262,14 +268,18 @@ func fitLayoutOf(st *stepSet, idx []int32, minSupport int) fitLayout {
 			lay.fixedNames = append(lay.fixedNames, featureNames[j])
 		}
 	}
-	return lay
+	return lay, n
 }
 
 // fixedTargets fills ys, once per step, with the step's target less the
 // fixed factors' share.
-func fixedTargets(st *stepSet, idx []int32, lay *fitLayout, prior *features, ys []float64) {
+func fixedTargets(st *stepSet, ids []int32, skip int, lay *fitLayout, prior *features, ys []float64) {
 	var x features
-	for k, i := range idx {
+	k := 0
+	for _, i := range ids {
+		if int(st.fold[i]) == skip {
+			continue
+		}
 		y, _ := st.load(i, &x)
 		for j := 0; j < nFeatures; j++ {
 			if lay.pos[j] < 0 {
@@ -277,6 +287,7 @@ func fixedTargets(st *stepSet, idx []int32, lay *fitLayout, prior *features, ys 
 			}
 		}
 		ys[k] = y
+		k++
 	}
 }
 
@@ -284,7 +295,7 @@ func fixedTargets(st *stepSet, idx []int32, lay *fitLayout, prior *features, ys 
 // features over the steps, each step adding only the pairs of fitted
 // quantities that changed (most steps change few of them), in feature
 // order.
-func (lay *fitLayout) normalEquations(st *stepSet, idx []int32, robust, ys []float64) ([][]float64, []float64) {
+func (lay *fitLayout) normalEquations(st *stepSet, ids []int32, skip int, robust, ys []float64) ([][]float64, []float64) {
 	m := len(lay.free)
 	A := make([][]float64, m)
 	for a := range A {
@@ -293,7 +304,12 @@ func (lay *fitLayout) normalEquations(st *stepSet, idx []int32, robust, ys []flo
 	b := make([]float64, m)
 	var xs, fx features
 	var fp [nFeatures]int
-	for k, i := range idx {
+	k := -1
+	for _, i := range ids {
+		if int(st.fold[i]) == skip {
+			continue
+		}
+		k++
 		dreal, nz := st.changes(i, &xs)
 		w := robust[k] / (200 + math.Abs(dreal))
 		// the fitted quantities that changed, in feature order
@@ -323,7 +339,7 @@ func (lay *fitLayout) normalEquations(st *stepSet, idx []int32, robust, ys []flo
 // reports whether any weight moved by more than 1e-6. A quantity that did
 // not change adds a zero term to the prediction, which leaves the sum as
 // it is when every factor is finite.
-func (lay *fitLayout) reweight(st *stepSet, idx []int32, prior features, next, robust []float64) bool {
+func (lay *fitLayout) reweight(st *stepSet, ids []int32, skip int, prior features, next, robust []float64) bool {
 	fv := prior
 	for a, j := range lay.free {
 		fv[j] = next[a]
@@ -336,7 +352,12 @@ func (lay *fitLayout) reweight(st *stepSet, idx []int32, prior features, next, r
 	}
 	changed := false
 	var x, xs features
-	for k, i := range idx {
+	k := -1
+	for _, i := range ids {
+		if int(st.fold[i]) == skip {
+			continue
+		}
+		k++
 		var dreal float64
 		pred := 0.0
 		if finite {
@@ -420,18 +441,31 @@ type Calibration struct {
 }
 
 // fitSet fits every generation on the steps byGen lists for it (indices
-// into st, in order; a generation without steps has no entry): the
+// into st, in order) that are not of fold skip (noFold: every one): the
 // reference generation first (prior: opt.Prior), then each other one with
 // the reference fit times the tokenizer's ratio as prior; a generation
 // without steps gets that product as is, with a note.
-func fitSet(st *stepSet, byGen map[string][]int32, gens []string, opt FitOptions, models *Models, sc *fitScratch) (*FactorSet, []string, error) {
-	if len(byGen) == 0 {
+func fitSet(st *stepSet, byGen map[string][]int32, skip int, gens []string, opt FitOptions, models *Models, sc *fitScratch) (*FactorSet, []string, error) {
+	// has reports whether generation g has a step to fit on.
+	has := func(g string) bool {
+		for _, i := range byGen[g] {
+			if int(st.fold[i]) != skip {
+				return true
+			}
+		}
+		return false
+	}
+	some := false
+	for g := range byGen {
+		some = some || has(g)
+	}
+	if !some {
 		return nil, nil, ErrNoData
 	}
 	set := &FactorSet{Generations: map[string]*Factors{}}
 	ref := opt.Prior
-	if len(byGen[ReferenceGeneration]) > 0 {
-		f, err := fitSteps(st, byGen[ReferenceGeneration], opt, sc)
+	if has(ReferenceGeneration) {
+		f, err := fitSteps(st, byGen[ReferenceGeneration], skip, opt, sc)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -449,44 +483,20 @@ func fitSet(st *stepSet, byGen map[string][]int32, gens []string, opt FitOptions
 		r := models.Ratio(g)
 		prior := ref.Scaled(r)
 		prior.Source = "derived"
-		if len(byGen[g]) == 0 {
+		if !has(g) {
 			set.Generations[g] = prior
 			notes = append(notes, fmt.Sprintf("%s: no calls of this tokenizer, using %s's factors × %.2f", g, ReferenceGeneration, r))
 			continue
 		}
 		o := opt
 		o.Prior = prior
-		f, err := fitSteps(st, byGen[g], o, sc)
+		f, err := fitSteps(st, byGen[g], skip, o, sc)
 		if err != nil {
 			return nil, nil, err
 		}
 		set.Generations[g] = f
 	}
 	return set, notes, nil
-}
-
-// withoutFold lists, per generation, the steps of all that are not of
-// fold k, in sc.idx (generations left with none are left out).
-func withoutFold(st *stepSet, all map[string][]int32, fileFold func(int) int, k int, sc *fitScratch) map[string][]int32 {
-	total := 0
-	for _, ids := range all {
-		total += len(ids)
-	}
-	sc.idx = grow(sc.idx, total)
-	buf := sc.idx[:0]
-	out := map[string][]int32{}
-	for g, ids := range all {
-		start := len(buf)
-		for _, i := range ids {
-			if fileFold(int(st.file[i])) != k {
-				buf = append(buf, i)
-			}
-		}
-		if len(buf) > start {
-			out[g] = buf[start:len(buf):len(buf)]
-		}
-	}
-	return out
 }
 
 // Calibrate fits factors per tokenizer generation on all samples and
@@ -590,7 +600,6 @@ func (c *FoldFit) Grow(n int) { c.st.grow(n) }
 
 // Add takes the next sample, of the given fold; s is not kept.
 func (c *FoldFit) Add(s *Sample, fold int) {
-	f := len(c.folds)
 	c.folds = append(c.folds, fold)
 	if !slices.Contains(c.gens, s.Gen) && s.Gen != "" {
 		c.gens = append(c.gens, s.Gen)
@@ -601,7 +610,7 @@ func (c *FoldFit) Add(s *Sample, fold int) {
 	}
 	g := genOf(s)
 	n := c.st.n()
-	c.st.appendSteps(s, f)
+	c.st.appendSteps(s, fold)
 	for i := n; i < c.st.n(); i++ {
 		c.all[g] = append(c.all[g], int32(i))
 	}
@@ -610,14 +619,13 @@ func (c *FoldFit) Add(s *Sample, fold int) {
 // Fit fits every generation on all the samples and, when heldOut, again
 // without each fold (in parallel).
 func (c *FoldFit) Fit(heldOut bool) error {
-	set, notes, err := fitSet(&c.st, c.all, c.gens, c.opt, c.models, &fitScratch{})
+	set, notes, err := fitSet(&c.st, c.all, noFold, c.gens, c.opt, c.models, &fitScratch{})
 	if err != nil {
 		return err
 	}
 	c.set, c.notes = set, notes
 	if heldOut {
-		fold := func(i int) int { return c.folds[i] }
-		sets := foldSets(&c.st, c.all, c.gens, c.opt, c.models, fold, c.ids)
+		sets := foldSets(&c.st, c.all, c.gens, c.opt, c.models, c.ids)
 		c.held = map[int]*FactorSet{}
 		for x, k := range c.ids {
 			if sets[x] != nil {
@@ -650,7 +658,7 @@ func (c *FoldFit) Errors(i int, s *Sample) (in, heldOut []float64) {
 
 // foldSets fits a factor set without each fold of ids (nil where the fold
 // leaves nothing to fit on), GOMAXPROCS folds at once.
-func foldSets(st *stepSet, all map[string][]int32, gens []string, opt FitOptions, models *Models, fold func(int) int, ids []int) []*FactorSet {
+func foldSets(st *stepSet, all map[string][]int32, gens []string, opt FitOptions, models *Models, ids []int) []*FactorSet {
 	sets := make([]*FactorSet, len(ids))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -664,8 +672,7 @@ func foldSets(st *stepSet, all map[string][]int32, gens []string, opt FitOptions
 				if x >= len(ids) {
 					return
 				}
-				byGen := withoutFold(st, all, fold, ids[x], sc)
-				if g, _, err := fitSet(st, byGen, gens, opt, models, sc); err == nil {
+				if g, _, err := fitSet(st, all, ids[x], gens, opt, models, sc); err == nil {
 					sets[x] = g
 				}
 			}

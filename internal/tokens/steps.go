@@ -9,7 +9,7 @@ import (
 // consecutive complete calls of a segment, column by column and sparse: a
 // run keeps up to 500,000 of them, and a step changes about 7 of the 11
 // quantities. Per step it keeps the change of the real context (dreal),
-// the index of its sample (file), the mask of the quantities that changed
+// the fold of its sample (fold), the mask of the quantities that changed
 // (nz: bit j for feature j) and where their changes start (at). The
 // changes, in feature order, are byte and item counts, hence small
 // integers, kept as int32 in chunks of ints; a step with a change that is
@@ -18,7 +18,7 @@ import (
 // changed quantity (72 bytes in all before).
 type stepSet struct {
 	dreal []float64
-	file  []int32
+	fold  []int32
 	nz    []uint16
 	at    []uint32
 	ints  [][]int32
@@ -41,13 +41,14 @@ func (s *stepSet) grow(n int) {
 		return
 	}
 	s.dreal = slices.Grow(s.dreal, n)
-	s.file = slices.Grow(s.file, n)
+	s.fold = slices.Grow(s.fold, n)
 	s.nz = slices.Grow(s.nz, n)
 	s.at = slices.Grow(s.at, n)
 }
 
-// add appends a step: dx are the changes, dreal the real context's.
-func (s *stepSet) add(dx *features, dreal float64, file int) {
+// add appends a step of a sample of the given fold: dx are the changes,
+// dreal the real context's.
+func (s *stepSet) add(dx *features, dreal float64, fold int) {
 	var nz uint16
 	exact := true
 	for i, d := range dx {
@@ -82,7 +83,7 @@ func (s *stepSet) add(dx *features, dreal float64, file int) {
 		nz |= wideBit
 	}
 	s.dreal = append(s.dreal, dreal)
-	s.file = append(s.file, int32(file))
+	s.fold = append(s.fold, int32(fold))
 	s.nz = append(s.nz, nz)
 	s.at = append(s.at, at)
 }
@@ -120,7 +121,7 @@ func (s *stepSet) load(i int32, x *features) (dreal float64, nz uint16) {
 	return dreal, nz
 }
 
-// appendSteps appends the steps of one sample, file f: the changes between
+// appendSteps appends the steps of one sample, of fold f: the changes between
 // consecutive complete calls of a segment, the later not an anchor.
 func (s *stepSet) appendSteps(smp *Sample, f int) {
 	cs := smp.Calls

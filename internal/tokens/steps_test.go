@@ -53,8 +53,8 @@ func TestStepSetMatchesDense(t *testing.T) {
 	for i := range ref {
 		var x features
 		dreal, nz := st.load(int32(i), &x)
-		if math.Float64bits(dreal) != math.Float64bits(ref[i].dreal) || int(st.file[i]) != ref[i].file {
-			t.Fatalf("step %d: dreal %v file %d, want %v %d", i, dreal, st.file[i], ref[i].dreal, ref[i].file)
+		if math.Float64bits(dreal) != math.Float64bits(ref[i].dreal) || int(st.fold[i]) != ref[i].file {
+			t.Fatalf("step %d: dreal %v file %d, want %v %d", i, dreal, st.fold[i], ref[i].dreal, ref[i].file)
 		}
 		for j, d := range ref[i].dx {
 			want := d
