@@ -617,20 +617,25 @@ func (c *FoldFit) Add(s *Sample, fold int) {
 }
 
 // Fit fits every generation on all the samples and, when heldOut, again
-// without each fold (in parallel).
+// without each fold, GOMAXPROCS fits at once (the fit on all samples is
+// one of them).
 func (c *FoldFit) Fit(heldOut bool) error {
-	set, notes, err := fitSet(&c.st, c.all, noFold, c.gens, c.opt, c.models, &fitScratch{})
+	var err error
+	all := func(sc *fitScratch) {
+		c.set, c.notes, err = fitSet(&c.st, c.all, noFold, c.gens, c.opt, c.models, sc)
+	}
+	if !heldOut {
+		all(&fitScratch{})
+		return err
+	}
+	sets := foldSets(&c.st, c.all, c.gens, c.opt, c.models, c.ids, all)
 	if err != nil {
 		return err
 	}
-	c.set, c.notes = set, notes
-	if heldOut {
-		sets := foldSets(&c.st, c.all, c.gens, c.opt, c.models, c.ids)
-		c.held = map[int]*FactorSet{}
-		for x, k := range c.ids {
-			if sets[x] != nil {
-				c.held[k] = sets[x]
-			}
+	c.held = map[int]*FactorSet{}
+	for x, k := range c.ids {
+		if sets[x] != nil {
+			c.held[k] = sets[x]
 		}
 	}
 	return nil
@@ -657,18 +662,24 @@ func (c *FoldFit) Errors(i int, s *Sample) (in, heldOut []float64) {
 }
 
 // foldSets fits a factor set without each fold of ids (nil where the fold
-// leaves nothing to fit on), GOMAXPROCS folds at once.
-func foldSets(st *stepSet, all map[string][]int32, gens []string, opt FitOptions, models *Models, ids []int) []*FactorSet {
+// leaves nothing to fit on), GOMAXPROCS fits at once, first calls first
+// (given a worker's scratch) as one more: the results do not depend on
+// which worker runs what.
+func foldSets(st *stepSet, all map[string][]int32, gens []string, opt FitOptions, models *Models, ids []int, first func(*fitScratch)) []*FactorSet {
 	sets := make([]*FactorSet, len(ids))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(ids)) {
+	for range min(runtime.GOMAXPROCS(0), len(ids)+1) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sc := &fitScratch{}
 			for {
-				x := int(next.Add(1) - 1)
+				x := int(next.Add(1) - 2)
+				if x == -1 {
+					first(sc)
+					continue
+				}
 				if x >= len(ids) {
 					return
 				}
