@@ -38,6 +38,10 @@ type resultCache struct {
 	// Corrupt counts the entries found under a file's key that failed a
 	// check (format, checksum, decoding, key, rule sets) and were ignored.
 	Hits, Misses, Corrupt atomic.Int64
+	// MemoHits counts the calibration memos found intact (the summary
+	// still checks them against its key); MemoCorrupt those that failed
+	// their checksum.
+	MemoHits, MemoCorrupt atomic.Int64
 }
 
 // cacheFormat changes whenever the entry layout does. An entry file is a
@@ -205,7 +209,12 @@ func (c *resultCache) warnCorrupt(w io.Writer) {
 func (c *resultCache) store(key string, rs []*analysis.Result) {
 	payload := c.codec.Append(nil, &cacheEntry{Key: key, Results: rs})
 	sum := sha256.Sum256(payload)
-	path := c.file(key)
+	c.writeAtomic(c.file(key), fmt.Sprintf("%s %s\n", cacheFormat, hex.EncodeToString(sum[:])), payload)
+}
+
+// writeAtomic writes a header line and a payload to path through a
+// temporary file renamed over it; a failure leaves no file behind.
+func (c *resultCache) writeAtomic(path, header string, payload []byte) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
@@ -213,7 +222,7 @@ func (c *resultCache) store(key string, rs []*analysis.Result) {
 	if err != nil {
 		return
 	}
-	_, werr := fmt.Fprintf(tmp, "%s %s\n", cacheFormat, hex.EncodeToString(sum[:]))
+	_, werr := io.WriteString(tmp, header)
 	if werr == nil {
 		_, werr = tmp.Write(payload)
 	}
@@ -238,4 +247,50 @@ func (c *resultCache) analyze(analyzeFn func() ([]*analysis.Result, error), path
 		c.store(key, rs)
 	}
 	return rs, err
+}
+
+// calMemoFormat changes whenever the calibration memo's file layout does.
+// A memo file is a header line, "<calMemoFormat> <SHA-256 of the payload,
+// hex>\n", and the payload aggregate.CalibrationMemo was given.
+const calMemoFormat = "compactbench-calmemo/1"
+
+// calMemoFile is where the calibration figures of an aggregate key are
+// kept: the key is salted like the results' keys (format, build,
+// configuration), so figures of another build or configuration are never
+// found.
+func (c *resultCache) calMemoFile(key string) string {
+	h := sha256.New()
+	h.Write(c.salt)
+	fmt.Fprintf(h, "calibration;%d:%s", len(key), key)
+	return filepath.Join(c.dir, "calibration", hex.EncodeToString(h.Sum(nil))+".json")
+}
+
+// Load returns the calibration memo stored under key (aggregate.
+// CalibrationMemo), or false when there is none or it fails its checksum
+// (then it is counted in MemoCorrupt and rewritten by Store).
+func (c *resultCache) Load(key string) ([]byte, bool) {
+	data, err := os.ReadFile(c.calMemoFile(key))
+	if err != nil {
+		return nil, false
+	}
+	nl := bytes.IndexByte(data, '\n')
+	if nl < 0 {
+		c.MemoCorrupt.Add(1)
+		return nil, false
+	}
+	payload := data[nl+1:]
+	sum := sha256.Sum256(payload)
+	if string(data[:nl]) != calMemoFormat+" "+hex.EncodeToString(sum[:]) {
+		c.MemoCorrupt.Add(1)
+		return nil, false
+	}
+	c.MemoHits.Add(1)
+	return payload, true
+}
+
+// Store keeps a calibration memo under key (atomically; failing to write
+// only costs the next run the refit).
+func (c *resultCache) Store(key string, data []byte) {
+	sum := sha256.Sum256(data)
+	c.writeAtomic(c.calMemoFile(key), fmt.Sprintf("%s %s\n", calMemoFormat, hex.EncodeToString(sum[:])), data)
 }

@@ -209,6 +209,7 @@ func (j *runJob) open(stderr io.Writer) error {
 		if j.cache, err = openResultCache(opts.Cache, &cfg, opts.InputFormat, opts.Limits); err != nil {
 			return err
 		}
+		j.w.Summary().SetCalibrationMemo(j.cache)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package aggregate
 import (
 	"encoding/binary"
 	"fmt"
+	"hash"
 	"hash/fnv"
 	"io"
 	"math"
@@ -64,8 +65,15 @@ type Rulers struct {
 	sampleGens  groupStreams
 	sampleCalls int
 	models      *tokens.Models
-	err         error
-	finished    bool
+	// memo keeps the calibration figures between runs (SetCalibrationMemo);
+	// memoHash hashes the samples log for its key as it is written.
+	memo     CalibrationMemo
+	memoHash hash.Hash
+	// refits counts the calibration refits (for tests: a memo hit makes
+	// none).
+	refits   int
+	err      error
+	finished bool
 }
 
 // CalibrationFigures are the calibrated ruler's errors when fitted on the
@@ -402,10 +410,38 @@ func selectStats(counts []int64, scan func(visit func(stream int, key uint64)) e
 // on -j); nil when there is nothing to fit. It reads the logged samples
 // twice (tokens.FoldFit) and logs their errors for the selection of the
 // medians and p95s, so only the fit's steps are in memory.
+//
+// With a memo (SetCalibrationMemo), figures stored under the samples' key
+// are taken from it instead, and figures computed are stored there.
 func (s *Rulers) crossValidate() (*CalibrationFigures, error) {
 	if s.nSamples == 0 {
 		return nil, nil
 	}
+	if s.memo == nil {
+		return s.refit()
+	}
+	key, err := s.calibrationKey()
+	if err != nil {
+		return s.refit()
+	}
+	if data, ok := s.memo.Load(key); ok {
+		if f, err := decodeCalMemo(key, data); err == nil {
+			return f, nil
+		}
+	}
+	f, err := s.refit()
+	if err != nil {
+		return nil, err
+	}
+	if data, err := encodeCalMemo(key, f); err == nil {
+		s.memo.Store(key, data)
+	}
+	return f, nil
+}
+
+// refit is crossValidate without a memo.
+func (s *Rulers) refit() (*CalibrationFigures, error) {
+	s.refits++
 	ff := tokens.NewFoldFit(tokens.FitOptions{}, s.models)
 	ff.Grow(s.sampleCalls - s.nSamples)
 	if err := s.scanSamples(func(_ int, smp *tokens.Sample, fold int) { ff.Add(smp, fold) }); err != nil {
@@ -503,6 +539,7 @@ func (s *Rulers) encodeSample(smp *tokens.Sample) {
 	h := fnv.New32a()
 	h.Write([]byte(smp.Path))
 	b := s.samples.buf
+	start := len(b)
 	b = binary.LittleEndian.AppendUint32(b, h.Sum32()%cvFolds)
 	b = binary.LittleEndian.AppendUint32(b, uint32(s.sampleGens.id(smp.Gen)))
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(smp.Calls)))
@@ -521,6 +558,9 @@ func (s *Rulers) encodeSample(smp *tokens.Sample) {
 			flags |= 2
 		}
 		b = append(b, flags)
+	}
+	if s.memoHash != nil {
+		s.memoHash.Write(b[start:])
 	}
 	s.samples.buf = b
 	s.nSamples++

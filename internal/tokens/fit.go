@@ -117,72 +117,18 @@ func Collect(t *transcript.Transcript, mode Anchoring, models *Models) Sample {
 	return Sample{Path: t.Path, Gen: models.Lookup(t.Model).Tokenizer, Calls: s.out}
 }
 
-// step is the change between two consecutive complete calls of a segment.
-// The quantities are byte and item counts, so their changes are small
-// integers, kept as int32 (44 bytes instead of 88: a run keeps up to
-// 500,000 steps); a step with a change that is not (a fraction, or out of
-// range) keeps its exact values in wide instead.
-type step struct {
-	dx    [nFeatures]int32
-	wide  *features
-	dreal float64
-	// file is the index of the step's sample; nz has bit j set when
-	// feature j changed.
-	file int32
-	nz   uint16
-}
-
-// x is the change of feature j.
-func (s *step) x(j int) float64 {
-	if s.wide != nil {
-		return s.wide[j]
-	}
-	return float64(s.dx[j])
-}
-
 // steps lists the steps of every sample, in sample order.
-func steps(samples []Sample) []step {
+func steps(samples []Sample) *stepSet {
 	n := 0
 	for f := range samples {
 		n += max(len(samples[f].Calls)-1, 0)
 	}
-	out := make([]step, 0, n)
+	st := &stepSet{}
+	st.grow(n)
 	for f := range samples {
-		out = appendSteps(out, &samples[f], f)
+		st.appendSteps(&samples[f], f)
 	}
-	return out
-}
-
-// appendSteps appends the steps of one sample, file f.
-func appendSteps(out []step, s *Sample, f int) []step {
-	cs := s.Calls
-	for k := 1; k < len(cs); k++ {
-		a, b := &cs[k-1], &cs[k]
-		if b.Anchor || a.Segment != b.Segment || !a.Complete || !b.Complete {
-			continue
-		}
-		st := step{dreal: b.Real - a.Real, file: int32(f)}
-		var dx features
-		exact := true
-		for i := range dx {
-			dx[i] = b.X[i] - a.X[i]
-			if dx[i] != 0 {
-				st.nz |= 1 << i
-			}
-			// int32 keeps it exactly when it converts back to itself
-			// (out of range or a fraction does not; −0 would be +0).
-			d := int32(dx[i])
-			exact = exact && float64(d) == dx[i] && (dx[i] != 0 || !math.Signbit(dx[i]))
-			st.dx[i] = d
-		}
-		if !exact {
-			w := new(features)
-			*w = dx
-			st.wide = w
-		}
-		out = append(out, st)
-	}
-	return out
+	return st
 }
 
 // FitOptions tune Fit.
@@ -214,11 +160,11 @@ const huberK = 0.5
 // with a tool call and the data cannot tell their constants apart.
 func Fit(samples []Sample, opt FitOptions) (*Factors, error) {
 	st := steps(samples)
-	idx := make([]int32, len(st))
-	for i := range idx {
-		idx[i] = int32(i)
+	ids := make([]int32, st.n())
+	for i := range ids {
+		ids[i] = int32(i)
 	}
-	return fitSteps(st, idx, opt.withDefaults(), &fitScratch{})
+	return fitSteps(st, ids, noFold, opt.withDefaults(), &fitScratch{})
 }
 
 // withDefaults fills in the options left zero.
@@ -236,8 +182,11 @@ func (o FitOptions) withDefaults() FitOptions {
 // next (one per goroutine).
 type fitScratch struct {
 	robust, ys []float64
-	idx        []int32
 }
+
+// noFold is the skip of fitSteps that skips no step (folds are not
+// negative).
+const noFold = math.MinInt
 
 // grow returns buf resized to n (its old contents are not kept).
 func grow[T any](buf []T, n int) []T {
@@ -247,14 +196,14 @@ func grow[T any](buf []T, n int) []T {
 	return buf[:n]
 }
 
-// fitSteps fits on the steps st[idx[0]], st[idx[1]], ... (in that order).
-func fitSteps(st []step, idx []int32, opt FitOptions, sc *fitScratch) (*Factors, error) {
+// fitSteps fits on the steps ids[0], ids[1], ... of st (in that order)
+// that are not of fold skip (noFold: every one).
+func fitSteps(st *stepSet, ids []int32, skip int, opt FitOptions, sc *fitScratch) (*Factors, error) {
 	prior := opt.Prior.vector()
-	n := len(idx)
+	lay, n := fitLayoutOf(st, ids, skip, opt.MinSupport)
 	if n == 0 {
 		return nil, ErrNoData
 	}
-	lay := fitLayoutOf(st, idx, opt.MinSupport)
 	sc.robust = grow(sc.robust, n)
 	robust := sc.robust
 	for k := range robust {
@@ -262,12 +211,12 @@ func fitSteps(st []step, idx []int32, opt FitOptions, sc *fitScratch) (*Factors,
 	}
 	sc.ys = grow(sc.ys, n)
 	ys := sc.ys
-	fixedTargets(st, idx, &lay, &prior, ys)
+	fixedTargets(st, ids, skip, &lay, &prior, ys)
 	var sol []float64
 	for iter := 0; iter < 20; iter++ {
-		A, b := lay.normalEquations(st, idx, robust, ys)
+		A, b := lay.normalEquations(st, ids, skip, robust, ys)
 		next := nnls(A, b)
-		changed := lay.reweight(st, idx, prior, next, robust)
+		changed := lay.reweight(st, ids, skip, prior, next, robust)
 		sol = next
 		if !changed {
 			break
@@ -295,17 +244,20 @@ type fitLayout struct {
 	freeMask   uint16
 }
 
-// fitLayoutOf counts the steps in which each feature changes and frees the
-// features (other than the tool_result constant) that change in at least
-// minSupport of them.
-func fitLayoutOf(st []step, idx []int32, minSupport int) fitLayout {
+// fitLayoutOf counts the steps of ids not of fold skip (n) and the steps
+// in which each feature changes, and frees the features (other than the
+// tool_result constant) that change in at least minSupport of them.
+func fitLayoutOf(st *stepSet, ids []int32, skip, minSupport int) (lay fitLayout, n int) {
 	var support [nFeatures]int
-	for _, i := range idx {
-		for m := st[i].nz; m != 0; m &= m - 1 {
+	for _, i := range ids {
+		if int(st.fold[i]) == skip {
+			continue
+		}
+		n++
+		for m := st.nz[i] &^ wideBit; m != 0; m &= m - 1 {
 			support[bits.TrailingZeros16(m)]++
 		}
 	}
-	var lay fitLayout
 	for j := 0; j < nFeatures; j++ {
 		if j != fToolResult && support[j] >= minSupport {
 			lay.pos[j] = len(lay.free)
@@ -316,21 +268,26 @@ func fitLayoutOf(st []step, idx []int32, minSupport int) fitLayout {
 			lay.fixedNames = append(lay.fixedNames, featureNames[j])
 		}
 	}
-	return lay
+	return lay, n
 }
 
 // fixedTargets fills ys, once per step, with the step's target less the
 // fixed factors' share.
-func fixedTargets(st []step, idx []int32, lay *fitLayout, prior *features, ys []float64) {
-	for k, i := range idx {
-		s := &st[i]
-		y := s.dreal
+func fixedTargets(st *stepSet, ids []int32, skip int, lay *fitLayout, prior *features, ys []float64) {
+	var x features
+	k := 0
+	for _, i := range ids {
+		if int(st.fold[i]) == skip {
+			continue
+		}
+		y, _ := st.load(i, &x)
 		for j := 0; j < nFeatures; j++ {
 			if lay.pos[j] < 0 {
-				y -= prior[j] * s.x(j)
+				y -= prior[j] * x[j]
 			}
 		}
 		ys[k] = y
+		k++
 	}
 }
 
@@ -338,26 +295,40 @@ func fixedTargets(st []step, idx []int32, lay *fitLayout, prior *features, ys []
 // features over the steps, each step adding only the pairs of fitted
 // quantities that changed (most steps change few of them), in feature
 // order.
-func (lay *fitLayout) normalEquations(st []step, idx []int32, robust, ys []float64) ([][]float64, []float64) {
+func (lay *fitLayout) normalEquations(st *stepSet, ids []int32, skip int, robust, ys []float64) ([][]float64, []float64) {
 	m := len(lay.free)
 	A := make([][]float64, m)
 	for a := range A {
 		A[a] = make([]float64, m)
 	}
 	b := make([]float64, m)
-	for k, i := range idx {
-		s := &st[i]
-		w := robust[k] / (200 + math.Abs(s.dreal))
-		nz := s.nz & lay.freeMask
-		for ma := nz; ma != 0; ma &= ma - 1 {
-			ja := bits.TrailingZeros16(ma)
-			xa := s.x(ja)
-			row := A[lay.pos[ja]]
-			for mc := nz; mc != 0; mc &= mc - 1 {
-				jc := bits.TrailingZeros16(mc)
-				row[lay.pos[jc]] += w * xa * s.x(jc)
+	var xs, fx features
+	var fp [nFeatures]int
+	k := -1
+	for _, i := range ids {
+		if int(st.fold[i]) == skip {
+			continue
+		}
+		k++
+		dreal, nz := st.changes(i, &xs)
+		w := robust[k] / (200 + math.Abs(dreal))
+		// the fitted quantities that changed, in feature order
+		n, q := 0, 0
+		for m := nz; m != 0; m &= m - 1 {
+			j := bits.TrailingZeros16(m)
+			if lay.freeMask&(1<<j) != 0 {
+				fp[n], fx[n] = lay.pos[j], xs[q]
+				n++
 			}
-			b[lay.pos[ja]] += w * xa * ys[k]
+			q++
+		}
+		for a := 0; a < n; a++ {
+			xa := fx[a]
+			row := A[fp[a]]
+			for c := 0; c < n; c++ {
+				row[fp[c]] += w * xa * fx[c]
+			}
+			b[fp[a]] += w * xa * ys[k]
 		}
 	}
 	return A, b
@@ -368,7 +339,7 @@ func (lay *fitLayout) normalEquations(st []step, idx []int32, robust, ys []float
 // reports whether any weight moved by more than 1e-6. A quantity that did
 // not change adds a zero term to the prediction, which leaves the sum as
 // it is when every factor is finite.
-func (lay *fitLayout) reweight(st []step, idx []int32, prior features, next, robust []float64) bool {
+func (lay *fitLayout) reweight(st *stepSet, ids []int32, skip int, prior features, next, robust []float64) bool {
 	fv := prior
 	for a, j := range lay.free {
 		fv[j] = next[a]
@@ -380,20 +351,30 @@ func (lay *fitLayout) reweight(st []step, idx []int32, prior features, next, rob
 		}
 	}
 	changed := false
-	for k, i := range idx {
-		s := &st[i]
+	var x, xs features
+	k := -1
+	for _, i := range ids {
+		if int(st.fold[i]) == skip {
+			continue
+		}
+		k++
+		var dreal float64
 		pred := 0.0
 		if finite {
-			for mj := s.nz; mj != 0; mj &= mj - 1 {
-				j := bits.TrailingZeros16(mj)
-				pred += fv[j] * s.x(j)
+			var nz uint16
+			dreal, nz = st.changes(i, &xs)
+			c := 0
+			for mj := nz; mj != 0; mj &= mj - 1 {
+				pred += fv[bits.TrailingZeros16(mj)] * xs[c]
+				c++
 			}
 		} else {
+			dreal, _ = st.load(i, &x)
 			for j := 0; j < nFeatures; j++ {
-				pred += fv[j] * s.x(j)
+				pred += fv[j] * x[j]
 			}
 		}
-		e := math.Abs(pred-s.dreal) / (200 + math.Abs(s.dreal))
+		e := math.Abs(pred-dreal) / (200 + math.Abs(dreal))
 		w := 1.0
 		if e > huberK {
 			w = huberK / e
@@ -460,18 +441,31 @@ type Calibration struct {
 }
 
 // fitSet fits every generation on the steps byGen lists for it (indices
-// into st, in order; a generation without steps has no entry): the
+// into st, in order) that are not of fold skip (noFold: every one): the
 // reference generation first (prior: opt.Prior), then each other one with
 // the reference fit times the tokenizer's ratio as prior; a generation
 // without steps gets that product as is, with a note.
-func fitSet(st []step, byGen map[string][]int32, gens []string, opt FitOptions, models *Models, sc *fitScratch) (*FactorSet, []string, error) {
-	if len(byGen) == 0 {
+func fitSet(st *stepSet, byGen map[string][]int32, skip int, gens []string, opt FitOptions, models *Models, sc *fitScratch) (*FactorSet, []string, error) {
+	// has reports whether generation g has a step to fit on.
+	has := func(g string) bool {
+		for _, i := range byGen[g] {
+			if int(st.fold[i]) != skip {
+				return true
+			}
+		}
+		return false
+	}
+	some := false
+	for g := range byGen {
+		some = some || has(g)
+	}
+	if !some {
 		return nil, nil, ErrNoData
 	}
 	set := &FactorSet{Generations: map[string]*Factors{}}
 	ref := opt.Prior
-	if len(byGen[ReferenceGeneration]) > 0 {
-		f, err := fitSteps(st, byGen[ReferenceGeneration], opt, sc)
+	if has(ReferenceGeneration) {
+		f, err := fitSteps(st, byGen[ReferenceGeneration], skip, opt, sc)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -489,44 +483,20 @@ func fitSet(st []step, byGen map[string][]int32, gens []string, opt FitOptions, 
 		r := models.Ratio(g)
 		prior := ref.Scaled(r)
 		prior.Source = "derived"
-		if len(byGen[g]) == 0 {
+		if !has(g) {
 			set.Generations[g] = prior
 			notes = append(notes, fmt.Sprintf("%s: no calls of this tokenizer, using %s's factors × %.2f", g, ReferenceGeneration, r))
 			continue
 		}
 		o := opt
 		o.Prior = prior
-		f, err := fitSteps(st, byGen[g], o, sc)
+		f, err := fitSteps(st, byGen[g], skip, o, sc)
 		if err != nil {
 			return nil, nil, err
 		}
 		set.Generations[g] = f
 	}
 	return set, notes, nil
-}
-
-// withoutFold lists, per generation, the steps of all that are not of
-// fold k, in sc.idx (generations left with none are left out).
-func withoutFold(st []step, all map[string][]int32, fileFold func(int) int, k int, sc *fitScratch) map[string][]int32 {
-	total := 0
-	for _, ids := range all {
-		total += len(ids)
-	}
-	sc.idx = grow(sc.idx, total)
-	buf := sc.idx[:0]
-	out := map[string][]int32{}
-	for g, ids := range all {
-		start := len(buf)
-		for _, i := range ids {
-			if fileFold(int(st[i].file)) != k {
-				buf = append(buf, i)
-			}
-		}
-		if len(buf) > start {
-			out[g] = buf[start:len(buf):len(buf)]
-		}
-	}
-	return out
 }
 
 // Calibrate fits factors per tokenizer generation on all samples and
@@ -601,7 +571,7 @@ func Calibrate(samples []Sample, mode Anchoring, opt FitOptions, models *Models,
 type FoldFit struct {
 	opt    FitOptions
 	models *Models
-	st     []step
+	st     stepSet
 	// gens are the model table's generations, then the samples' others
 	// in order of appearance; all lists each generation's steps.
 	gens []string
@@ -626,11 +596,10 @@ func NewFoldFit(opt FitOptions, models *Models) *FoldFit {
 
 // Grow makes room for n more steps (a sample of k calls has at most k−1),
 // so that adding them does not copy the ones already kept.
-func (c *FoldFit) Grow(n int) { c.st = slices.Grow(c.st, n) }
+func (c *FoldFit) Grow(n int) { c.st.grow(n) }
 
 // Add takes the next sample, of the given fold; s is not kept.
 func (c *FoldFit) Add(s *Sample, fold int) {
-	f := len(c.folds)
 	c.folds = append(c.folds, fold)
 	if !slices.Contains(c.gens, s.Gen) && s.Gen != "" {
 		c.gens = append(c.gens, s.Gen)
@@ -640,29 +609,33 @@ func (c *FoldFit) Add(s *Sample, fold int) {
 		c.ids = append(c.ids, fold)
 	}
 	g := genOf(s)
-	n := len(c.st)
-	c.st = appendSteps(c.st, s, f)
-	for i := n; i < len(c.st); i++ {
+	n := c.st.n()
+	c.st.appendSteps(s, fold)
+	for i := n; i < c.st.n(); i++ {
 		c.all[g] = append(c.all[g], int32(i))
 	}
 }
 
 // Fit fits every generation on all the samples and, when heldOut, again
-// without each fold (in parallel).
+// without each fold, GOMAXPROCS fits at once (the fit on all samples is
+// one of them).
 func (c *FoldFit) Fit(heldOut bool) error {
-	set, notes, err := fitSet(c.st, c.all, c.gens, c.opt, c.models, &fitScratch{})
+	var err error
+	all := func(sc *fitScratch) {
+		c.set, c.notes, err = fitSet(&c.st, c.all, noFold, c.gens, c.opt, c.models, sc)
+	}
+	if !heldOut {
+		all(&fitScratch{})
+		return err
+	}
+	sets := foldSets(&c.st, c.all, c.gens, c.opt, c.models, c.ids, all)
 	if err != nil {
 		return err
 	}
-	c.set, c.notes = set, notes
-	if heldOut {
-		fold := func(i int) int { return c.folds[i] }
-		sets := foldSets(c.st, c.all, c.gens, c.opt, c.models, fold, c.ids)
-		c.held = map[int]*FactorSet{}
-		for x, k := range c.ids {
-			if sets[x] != nil {
-				c.held[k] = sets[x]
-			}
+	c.held = map[int]*FactorSet{}
+	for x, k := range c.ids {
+		if sets[x] != nil {
+			c.held[k] = sets[x]
 		}
 	}
 	return nil
@@ -689,23 +662,28 @@ func (c *FoldFit) Errors(i int, s *Sample) (in, heldOut []float64) {
 }
 
 // foldSets fits a factor set without each fold of ids (nil where the fold
-// leaves nothing to fit on), GOMAXPROCS folds at once.
-func foldSets(st []step, all map[string][]int32, gens []string, opt FitOptions, models *Models, fold func(int) int, ids []int) []*FactorSet {
+// leaves nothing to fit on), GOMAXPROCS fits at once, first calls first
+// (given a worker's scratch) as one more: the results do not depend on
+// which worker runs what.
+func foldSets(st *stepSet, all map[string][]int32, gens []string, opt FitOptions, models *Models, ids []int, first func(*fitScratch)) []*FactorSet {
 	sets := make([]*FactorSet, len(ids))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(ids)) {
+	for range min(runtime.GOMAXPROCS(0), len(ids)+1) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sc := &fitScratch{}
 			for {
-				x := int(next.Add(1) - 1)
+				x := int(next.Add(1) - 2)
+				if x == -1 {
+					first(sc)
+					continue
+				}
 				if x >= len(ids) {
 					return
 				}
-				byGen := withoutFold(st, all, fold, ids[x], sc)
-				if g, _, err := fitSet(st, byGen, gens, opt, models, sc); err == nil {
+				if g, _, err := fitSet(st, all, ids[x], gens, opt, models, sc); err == nil {
 					sets[x] = g
 				}
 			}
