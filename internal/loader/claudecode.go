@@ -43,7 +43,8 @@ func (claudeCode) Name() string { return ClaudeCodeFormat }
 
 func (claudeCode) Sniff(path string, head []byte) int {
 	orig := head
-	var p fastjson.Parser
+	p := sniffParsers.Get()
+	defer sniffParsers.Put(p)
 	parsed := 0
 	for n := 0; n < 32 && len(head) > 0; n++ {
 		i := bytes.IndexByte(head, '\n')
@@ -87,6 +88,10 @@ func (claudeCode) Sniff(path string, head []byte) int {
 	}
 	return 0
 }
+
+// sniffParsers are the parsers Sniff methods read a head's lines with:
+// every file's head is sniffed by every format.
+var sniffParsers fastjson.ParserPool
 
 // nodeKind classifies a record that takes part in the parentUuid tree.
 type nodeKind uint8

@@ -75,7 +75,8 @@ var codexItemTypes = map[string]bool{
 }
 
 func (codex) Sniff(path string, head []byte) int {
-	var p fastjson.Parser
+	p := sniffParsers.Get()
+	defer sniffParsers.Put(p)
 	bonus := 0
 	if strings.HasPrefix(baseName(path), "rollout-") {
 		bonus = 1
