@@ -152,7 +152,6 @@ type ccFile struct {
 	// unknown holds the unknown record types and keys met, for the
 	// problems table.
 	unknown map[string]*unknownSeen
-	seen    map[seenKey]bool // ids counted, across scopes
 	// usageOnly counts records that carry only a call's usage (usage
 	// trackers' logs: no type, no uuid, no content).
 	usageOnly int
@@ -172,21 +171,6 @@ type ccScope struct {
 	calls    map[string]bool // distinct non-synthetic message ids
 	toolUses map[string]bool
 	toolErrs map[string]bool
-}
-
-// seenKind is what an id counted across scopes stands for.
-type seenKind uint8
-
-const (
-	seenCall seenKind = iota // an API call (message id)
-	seenUse                  // a tool_use id
-	seenErr                  // the tool_use id of an error result
-)
-
-// seenKey is an id counted across scopes, with its kind.
-type seenKey struct {
-	kind seenKind
-	id   string
 }
 
 // unknownSeen is an unknown record type or key: where it was first met and

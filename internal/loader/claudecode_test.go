@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,5 +210,27 @@ func TestRenderAttachment(t *testing.T) {
 		if got := renderAttachment(fastjson.MustParse(tt.in)); got != tt.want {
 			t.Errorf("renderAttachment(%s) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestScopeUnion checks the counts of a file that holds no conversation,
+// whose two scopes are then both counted: a call, tool use or error id
+// met in both scopes counts once, and the peak context is the largest of
+// the calls counted.
+func TestScopeUnion(t *testing.T) {
+	usage := func(id string, side bool, in int) string {
+		return fmt.Sprintf(`{"isSidechain":%t,"message":{"id":%q,"role":"assistant","model":"m","usage":{"input_tokens":%d,"output_tokens":1}}}`, side, id, in)
+	}
+	content := strings.Join([]string{
+		usage("a", false, 10), usage("b", false, 20), usage("a", true, 10),
+		usage("c", true, 500), usage("b", true, 20),
+	}, "\n") + "\n"
+	trs := readString(t, "usage.jsonl", content, ClaudeCodeFormat)
+	if len(trs) != 1 {
+		t.Fatalf("%d transcripts, want 1", len(trs))
+	}
+	s := trs[0].Stats
+	if s.APICalls != 3 || s.PeakContextReal != 500 {
+		t.Errorf("APICalls %d, PeakContextReal %d; want 3 and 500", s.APICalls, s.PeakContextReal)
 	}
 }
