@@ -368,8 +368,12 @@ func (c *keyCache) known(i int, k []byte, names map[string]string) bool {
 		return false
 	}
 	if i < 64 { // keys past 64 are looked up every time
-		for len(*c) <= i {
-			*c = append(*c, "")
+		if i >= len(*c) {
+			if i >= cap(*c) {
+				// Room for a record's keys at once, not one more at a time.
+				*c = append(make(keyCache, 0, max(32, 2*i)), *c...)
+			}
+			*c = (*c)[:i+1]
 		}
 		(*c)[i] = name
 	}

@@ -2,8 +2,10 @@ package loader
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -232,5 +234,46 @@ func TestScopeUnion(t *testing.T) {
 	s := trs[0].Stats
 	if s.APICalls != 3 || s.PeakContextReal != 500 {
 		t.Errorf("APICalls %d, PeakContextReal %d; want 3 and 500", s.APICalls, s.PeakContextReal)
+	}
+}
+
+// oldKnown is keyCache.known as it was before it grew the cache to a
+// record's size at once, kept as its oracle.
+func oldKnown(c *keyCache, i int, k []byte, names map[string]string) bool {
+	if i < len(*c) && (*c)[i] == string(k) {
+		return true
+	}
+	name, ok := names[string(k)]
+	if !ok {
+		return false
+	}
+	if i < 64 {
+		for len(*c) <= i {
+			*c = append(*c, "")
+		}
+		(*c)[i] = name
+	}
+	return true
+}
+
+// TestKeyCacheOracle runs keyCache.known and its oracle on the same
+// random records (known, unknown and empty keys, up to 80 a record) and
+// compares answers and caches.
+func TestKeyCacheOracle(t *testing.T) {
+	names := map[string]string{"": "", "a": "a", "b": "b", "uuid": "uuid", "type": "type"}
+	keys := []string{"", "a", "b", "uuid", "type", "zz", "unknown"}
+	r := rand.New(rand.NewPCG(5, 6))
+	var got, want keyCache
+	for range 2000 {
+		n := r.IntN(80)
+		for i := range n {
+			k := []byte(keys[r.IntN(len(keys))])
+			if g, w := got.known(i, k, names), oldKnown(&want, i, k, names); g != w {
+				t.Fatalf("known(%d, %q) = %v, want %v", i, k, g, w)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("cache %q, want %q", got, want)
+		}
 	}
 }
