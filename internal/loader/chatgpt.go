@@ -48,8 +48,9 @@ type chatGPT struct{}
 
 func (chatGPT) Name() string { return ChatGPTFormat }
 
-func (chatGPT) Sniff(path string, head []byte) int {
-	h := shapeOf(head)
+func (x chatGPT) Sniff(path string, head []byte) int { return x.sniffShape(path, head, shapeOf(head)) }
+
+func (chatGPT) sniffShape(path string, head []byte, h headShape) int {
 	score := 0
 	switch {
 	case h.Has("mapping") && (h.Has("current_node") || h.Has("conversation_id") || h.Has("create_time")):

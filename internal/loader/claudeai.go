@@ -54,8 +54,9 @@ type claudeAI struct{}
 
 func (claudeAI) Name() string { return ClaudeAIFormat }
 
-func (claudeAI) Sniff(path string, head []byte) int {
-	h := shapeOf(head)
+func (x claudeAI) Sniff(path string, head []byte) int { return x.sniffShape(path, head, shapeOf(head)) }
+
+func (claudeAI) sniffShape(path string, head []byte, h headShape) int {
 	score := 0
 	switch {
 	case h.Has("chat_messages"):

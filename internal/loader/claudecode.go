@@ -43,7 +43,8 @@ func (claudeCode) Name() string { return ClaudeCodeFormat }
 
 func (claudeCode) Sniff(path string, head []byte) int {
 	orig := head
-	var p fastjson.Parser
+	p := sniffParsers.Get()
+	defer sniffParsers.Put(p)
 	parsed := 0
 	for n := 0; n < 32 && len(head) > 0; n++ {
 		i := bytes.IndexByte(head, '\n')
@@ -87,6 +88,10 @@ func (claudeCode) Sniff(path string, head []byte) int {
 	}
 	return 0
 }
+
+// sniffParsers are the parsers Sniff methods read a head's lines with:
+// every file's head is sniffed by every format.
+var sniffParsers fastjson.ParserPool
 
 // nodeKind classifies a record that takes part in the parentUuid tree.
 type nodeKind uint8
@@ -147,7 +152,6 @@ type ccFile struct {
 	// unknown holds the unknown record types and keys met, for the
 	// problems table.
 	unknown map[string]*unknownSeen
-	seen    map[seenKey]bool // ids counted, across scopes
 	// usageOnly counts records that carry only a call's usage (usage
 	// trackers' logs: no type, no uuid, no content).
 	usageOnly int
@@ -167,21 +171,6 @@ type ccScope struct {
 	calls    map[string]bool // distinct non-synthetic message ids
 	toolUses map[string]bool
 	toolErrs map[string]bool
-}
-
-// seenKind is what an id counted across scopes stands for.
-type seenKind uint8
-
-const (
-	seenCall seenKind = iota // an API call (message id)
-	seenUse                  // a tool_use id
-	seenErr                  // the tool_use id of an error result
-)
-
-// seenKey is an id counted across scopes, with its kind.
-type seenKey struct {
-	kind seenKind
-	id   string
 }
 
 // unknownSeen is an unknown record type or key: where it was first met and
@@ -379,8 +368,12 @@ func (c *keyCache) known(i int, k []byte, names map[string]string) bool {
 		return false
 	}
 	if i < 64 { // keys past 64 are looked up every time
-		for len(*c) <= i {
-			*c = append(*c, "")
+		if i >= len(*c) {
+			if i >= cap(*c) {
+				// Room for a record's keys at once, not one more at a time.
+				*c = append(make(keyCache, 0, max(32, 2*i)), *c...)
+			}
+			*c = (*c)[:i+1]
 		}
 		(*c)[i] = name
 	}

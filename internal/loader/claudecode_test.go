@@ -1,8 +1,11 @@
 package loader
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -208,6 +211,69 @@ func TestRenderAttachment(t *testing.T) {
 	for _, tt := range tests {
 		if got := renderAttachment(fastjson.MustParse(tt.in)); got != tt.want {
 			t.Errorf("renderAttachment(%s) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestScopeUnion checks the counts of a file that holds no conversation,
+// whose two scopes are then both counted: a call, tool use or error id
+// met in both scopes counts once, and the peak context is the largest of
+// the calls counted.
+func TestScopeUnion(t *testing.T) {
+	usage := func(id string, side bool, in int) string {
+		return fmt.Sprintf(`{"isSidechain":%t,"message":{"id":%q,"role":"assistant","model":"m","usage":{"input_tokens":%d,"output_tokens":1}}}`, side, id, in)
+	}
+	content := strings.Join([]string{
+		usage("a", false, 10), usage("b", false, 20), usage("a", true, 10),
+		usage("c", true, 500), usage("b", true, 20),
+	}, "\n") + "\n"
+	trs := readString(t, "usage.jsonl", content, ClaudeCodeFormat)
+	if len(trs) != 1 {
+		t.Fatalf("%d transcripts, want 1", len(trs))
+	}
+	s := trs[0].Stats
+	if s.APICalls != 3 || s.PeakContextReal != 500 {
+		t.Errorf("APICalls %d, PeakContextReal %d; want 3 and 500", s.APICalls, s.PeakContextReal)
+	}
+}
+
+// oldKnown is keyCache.known as it was before it grew the cache to a
+// record's size at once, kept as its oracle.
+func oldKnown(c *keyCache, i int, k []byte, names map[string]string) bool {
+	if i < len(*c) && (*c)[i] == string(k) {
+		return true
+	}
+	name, ok := names[string(k)]
+	if !ok {
+		return false
+	}
+	if i < 64 {
+		for len(*c) <= i {
+			*c = append(*c, "")
+		}
+		(*c)[i] = name
+	}
+	return true
+}
+
+// TestKeyCacheOracle runs keyCache.known and its oracle on the same
+// random records (known, unknown and empty keys, up to 80 a record) and
+// compares answers and caches.
+func TestKeyCacheOracle(t *testing.T) {
+	names := map[string]string{"": "", "a": "a", "b": "b", "uuid": "uuid", "type": "type"}
+	keys := []string{"", "a", "b", "uuid", "type", "zz", "unknown"}
+	r := rand.New(rand.NewPCG(5, 6))
+	var got, want keyCache
+	for range 2000 {
+		n := r.IntN(80)
+		for i := range n {
+			k := []byte(keys[r.IntN(len(keys))])
+			if g, w := got.known(i, k, names), oldKnown(&want, i, k, names); g != w {
+				t.Fatalf("known(%d, %q) = %v, want %v", i, k, g, w)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("cache %q, want %q", got, want)
 		}
 	}
 }

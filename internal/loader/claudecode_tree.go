@@ -74,18 +74,23 @@ func (f *ccFile) countScopes(side, anyConv bool) {
 	if side {
 		own, other = other, own
 	}
-	f.scopeStats(own, "")
+	f.scopeStats(own, "", nil)
 	if anyConv {
-		f.scopeStats(other, "sidechain")
+		f.scopeStats(other, "sidechain", nil)
 	} else {
-		f.scopeStats(other, "")
+		f.scopeStats(other, "", own)
 	}
 }
 
+// noScope is a scope with nothing in it.
+var noScope ccScope
+
 // scopeStats adds a scope's counts to the transcript. With setAside, the
 // scope's records are counted as ignored under that name and nothing else
-// of them is counted.
-func (f *ccFile) scopeStats(sc *ccScope, setAside string) {
+// of them is counted. Call, tool and error counts are distinct ids, a union
+// over the scopes counted: the ids of counted, a scope counted before, are
+// not counted again.
+func (f *ccFile) scopeStats(sc *ccScope, setAside string, counted *ccScope) {
 	s := &f.t.Stats
 	if setAside != "" {
 		n := sc.parsed
@@ -99,9 +104,11 @@ func (f *ccFile) scopeStats(sc *ccScope, setAside string) {
 	for typ, c := range sc.ignored {
 		s.IgnoreN(typ, c)
 	}
-	// Call, tool and error counts are distinct ids: a union over scopes.
+	if counted == nil {
+		counted = &noScope
+	}
 	for id := range sc.calls {
-		if !f.counted(id, seenCall) {
+		if !counted.calls[id] {
 			s.APICalls++
 			if c := f.usage[id].Context(); c > s.PeakContextReal {
 				s.PeakContextReal = c
@@ -109,29 +116,15 @@ func (f *ccFile) scopeStats(sc *ccScope, setAside string) {
 		}
 	}
 	for id := range sc.toolUses {
-		if !f.counted(id, seenUse) {
+		if !counted.toolUses[id] {
 			s.ToolCalls++
 		}
 	}
 	for id := range sc.toolErrs {
-		if !f.counted(id, seenErr) {
+		if !counted.toolErrs[id] {
 			s.ToolErrors++
 		}
 	}
-}
-
-// counted reports whether an id of a kind was counted already (when both
-// scopes are counted), and marks it.
-func (f *ccFile) counted(id string, kind seenKind) bool {
-	if f.seen == nil {
-		f.seen = map[seenKey]bool{}
-	}
-	k := seenKey{kind, id}
-	if f.seen[k] {
-		return true
-	}
-	f.seen[k] = true
-	return false
 }
 
 // reportUnknown puts the unknown record types and keys met in the

@@ -75,7 +75,8 @@ var codexItemTypes = map[string]bool{
 }
 
 func (codex) Sniff(path string, head []byte) int {
-	var p fastjson.Parser
+	p := sniffParsers.Get()
+	defer sniffParsers.Put(p)
 	bonus := 0
 	if strings.HasPrefix(baseName(path), "rollout-") {
 		bonus = 1
@@ -94,6 +95,9 @@ func (codex) Sniff(path string, head []byte) int {
 			continue
 		}
 		lines++
+		if lines > 1 && !legacyMeta && !mayHoldKey(line, "payload") {
+			continue // only a payload could tell: the line is not parsed
+		}
 		v, err := p.ParseBytes(line)
 		if err != nil || v.Type() != fastjson.TypeObject {
 			continue
@@ -115,6 +119,14 @@ func (codex) Sniff(path string, head []byte) int {
 		}
 	}
 	return 0
+}
+
+// mayHoldKey reports whether line, a JSON text, may hold the key name
+// (ASCII letters): as it is, or with letters written as \u escapes. Every
+// file's head is sniffed by every reader, and a Claude Code head holds 32
+// long lines none of which names a payload.
+func mayHoldKey(line []byte, name string) bool {
+	return bytes.Contains(line, []byte(name)) || bytes.Contains(line, []byte(`\u`))
 }
 
 // codexFile is the state of reading one rollout.

@@ -61,8 +61,11 @@ type openAIChat struct{}
 
 func (openAIChat) Name() string { return OpenAIChatFormat }
 
-func (openAIChat) Sniff(path string, head []byte) int {
-	h := shapeOf(head)
+func (x openAIChat) Sniff(path string, head []byte) int {
+	return x.sniffShape(path, head, shapeOf(head))
+}
+
+func (openAIChat) sniffShape(path string, head []byte, h headShape) int {
 	switch {
 	case h.Has("messages", "messages[].role"),
 		h.Has("conversations", "conversations[].from"),

@@ -50,8 +50,11 @@ func (openHands) Name() string { return OpenHandsFormat }
 // ohEventKeys are the keys that hold an event list in an object.
 var ohEventKeys = []string{"history", "events", "trajectory"}
 
-func (openHands) Sniff(path string, head []byte) int {
-	h := shapeOf(head)
+func (x openHands) Sniff(path string, head []byte) int {
+	return x.sniffShape(path, head, shapeOf(head))
+}
+
+func (openHands) sniffShape(path string, head []byte, h headShape) int {
 	event := func(prefix string) bool {
 		return h.Has(prefix+"source") && (h.Has(prefix+"action") || h.Has(prefix+"observation"))
 	}

@@ -128,11 +128,29 @@ func Detect(path string, head []byte) Format {
 	defer regMu.RUnlock()
 	var best Format
 	bestScore := 0
+	var shape *headShape
 	for _, n := range formatNamesLocked() {
 		f := formats[n]
-		if s := f.Sniff(path, head); s > bestScore {
+		var s int
+		if ss, ok := f.(shapeSniffer); ok {
+			if shape == nil {
+				h := shapeOf(head)
+				shape = &h
+			}
+			s = ss.sniffShape(path, head, *shape)
+		} else {
+			s = f.Sniff(path, head)
+		}
+		if s > bestScore {
 			best, bestScore = f, s
 		}
 	}
 	return best
+}
+
+// shapeSniffer is a format whose Sniff reads the head's shape (shapeOf):
+// Detect reads it once for all of them, where each Sniff would read it
+// again. sniffShape is Sniff given that shape, which it only reads.
+type shapeSniffer interface {
+	sniffShape(path string, head []byte, h headShape) int
 }

@@ -48,8 +48,9 @@ type sweAgent struct{}
 
 func (sweAgent) Name() string { return SWEAgentFormat }
 
-func (sweAgent) Sniff(path string, head []byte) int {
-	h := shapeOf(head)
+func (x sweAgent) Sniff(path string, head []byte) int { return x.sniffShape(path, head, shapeOf(head)) }
+
+func (sweAgent) sniffShape(path string, head []byte, h headShape) int {
 	bonus := 0
 	if strings.HasSuffix(baseName(path), ".traj") {
 		bonus = 1

@@ -80,7 +80,7 @@ func dedupWalk(v *fastjson.Value, decode bool) {
 // release resets a walker and returns it to the pool.
 func (w *dedup) release() {
 	clear(w.keys[:cap(w.keys)]) // drop the references to v's keys
-	w.keys, w.dups, w.base, w.deep = w.keys[:0], w.dups[:0], 0, nil
+	w.keys, w.dups, w.base, w.mask, w.deep = w.keys[:0], w.dups[:0], 0, 0, nil
 	dedups.Put(w)
 }
 
@@ -230,6 +230,9 @@ type dedup struct {
 	// base is where the innermost object's keys start.
 	keys [][]byte
 	base int
+	// mask has the bit keyBit of every key in keys[base:]: a key whose bit
+	// is not set has no earlier twin, and is not compared with the others.
+	mask uint64
 	dups []string
 	// decode makes the walk decode every string (lastWins).
 	decode bool
@@ -246,11 +249,11 @@ func (w *dedup) walk(v *fastjson.Value) {
 		if o.Len() == 0 {
 			return
 		}
-		base, ndups := w.base, len(w.dups)
-		w.base = len(w.keys)
+		base, ndups, mask := w.base, len(w.dups), w.mask
+		w.base, w.mask = len(w.keys), 0
 		o.Visit(w.visitFn)
 		w.keys = w.keys[:w.base]
-		w.base = base
+		w.base, w.mask = base, mask
 		for _, k := range w.dups[ndups:] {
 			o.Del(k) // deletes the first member named k
 		}
@@ -270,12 +273,16 @@ func (w *dedup) walk(v *fastjson.Value) {
 
 func (w *dedup) visit(k []byte, x *fastjson.Value) {
 	if n := len(w.keys) - w.base; n < 256 { // beyond, duplicates are not looked for
-		for _, seen := range w.keys[w.base:] {
-			if bytes.Equal(seen, k) {
-				w.dups = append(w.dups, string(k))
-				break
+		bit := keyBit(k)
+		if w.mask&bit != 0 {
+			for _, seen := range w.keys[w.base:] {
+				if bytes.Equal(seen, k) {
+					w.dups = append(w.dups, string(k))
+					break
+				}
 			}
 		}
+		w.mask |= bit
 		w.keys = append(w.keys, k)
 	}
 	if deep := w.deep; deep != nil {
@@ -288,6 +295,17 @@ func (w *dedup) visit(k []byte, x *fastjson.Value) {
 		return
 	}
 	w.walk(x)
+}
+
+// keyBit returns a bit of 64 chosen by a key's length and its first and
+// last bytes: equal keys have equal bits, and the few keys of an object
+// seldom share one.
+func keyBit(k []byte) uint64 {
+	h := uint(len(k))
+	if len(k) > 0 {
+		h = h*7 + uint(k[0])*3 + uint(k[len(k)-1])
+	}
+	return 1 << (h & 63)
 }
 
 // countAt reads the token count at keys in u. Absent or null, it is 0.
