@@ -113,6 +113,8 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		return err
 	}
 	j := newRunJob(opts)
+	j.mem = startMemLimit()
+	defer j.mem.stop()
 	closed := false
 	defer func() {
 		if !closed { // a panic or an early return: drop the partial set
@@ -162,6 +164,8 @@ type runJob struct {
 	// about labels naming none (nil without labels); it holds one flag per
 	// label, nothing per transcript.
 	matches *anchors.Matches
+	// mem is the run's soft memory limit, updated as files are written.
+	mem *memLimit
 }
 
 // newRunJob picks the shard's files.
@@ -302,6 +306,7 @@ func (j *runJob) process(ctx context.Context, stderr io.Writer) error {
 
 // emit writes file i's results.
 func (j *runJob) emit(i int, rs []*analysis.Result) error {
+	j.mem.fileWritten()
 	for _, r := range rs {
 		j.matches.Add(r.Transcript.TranscriptID, r.Transcript.Path)
 	}
