@@ -24,8 +24,8 @@ var (
 
 // warnUnmatchedLabels tells the user about labels that named no transcript
 // of the run (a typo in a label file would otherwise go unnoticed).
-func warnUnmatchedLabels(w io.Writer, ls *anchors.LabelSet, ids, paths []string) {
-	un := ls.Unmatched(ids, paths)
+func warnUnmatchedLabels(w io.Writer, m *anchors.Matches) {
+	un := m.Unmatched()
 	if len(un) == 0 {
 		return
 	}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/compactbench/compactbench/internal/analysis"
+	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/loader"
 	"github.com/compactbench/compactbench/internal/plan"
 	"github.com/compactbench/compactbench/internal/report"
@@ -112,6 +113,8 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		return err
 	}
 	j := newRunJob(opts)
+	j.mem = startMemLimit()
+	defer j.mem.stop()
 	closed := false
 	defer func() {
 		if !closed { // a panic or an early return: drop the partial set
@@ -157,8 +160,12 @@ type runJob struct {
 	// shardOut is run --shard's results for merge, in the output set.
 	shardOut *shardWriter
 	cache    *resultCache
-	// ids and paths are the transcripts read, for labels naming none.
-	ids, paths []string
+	// matches records the labels the transcripts read name, to warn
+	// about labels naming none (nil without labels); it holds one flag per
+	// label, nothing per transcript.
+	matches *anchors.Matches
+	// mem is the run's soft memory limit, updated as files are written.
+	mem *memLimit
 }
 
 // newRunJob picks the shard's files.
@@ -173,6 +180,9 @@ func newRunJob(opts runOptions) *runJob {
 	}
 	for _, f := range j.files {
 		j.total += f.Size
+	}
+	if a := opts.Config.Anchors; a != nil && a.Labels != nil {
+		j.matches = a.Labels.Matches()
 	}
 	return j
 }
@@ -296,8 +306,9 @@ func (j *runJob) process(ctx context.Context, stderr io.Writer) error {
 
 // emit writes file i's results.
 func (j *runJob) emit(i int, rs []*analysis.Result) error {
+	j.mem.fileWritten()
 	for _, r := range rs {
-		j.ids, j.paths = append(j.ids, r.Transcript.TranscriptID), append(j.paths, r.Transcript.Path)
+		j.matches.Add(r.Transcript.TranscriptID, r.Transcript.Path)
 	}
 	if j.shardOut != nil {
 		if err := j.shardOut.add(j.picked[i], j.files[i].Path, rs); err != nil {
@@ -333,9 +344,7 @@ func (j *runJob) printSummary(stdout, stderr io.Writer, sum *report.Summary, ela
 			opts.LLM.Name, opts.LLM.Options.Model, st.LLM, st.Cached, st.Failed+st.OverBudget+st.Misses, st.Failed, st.OverBudget, st.Misses,
 			st.Requests, st.InputTokens, st.OutputTokens, st.USD)
 	}
-	if opts.Config.Anchors != nil {
-		warnUnmatchedLabels(stderr, opts.Config.Anchors.Labels, j.ids, j.paths)
-	}
+	warnUnmatchedLabels(stderr, j.matches)
 	if n, first := sum.Overfull(); n > 0 {
 		fmt.Fprintf(stderr, "note: %d transcripts have a fixed overhead (instructions, tools) at or above the window, so their replays compact on every call (runs.overhead; first: %s)\n",
 			n, first)

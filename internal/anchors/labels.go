@@ -2,13 +2,16 @@ package anchors
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -202,12 +205,25 @@ func typeNames() string {
 
 // LabelSet indexes gold labels by transcript. It is immutable once built
 // and safe for concurrent use.
+//
+// The index holds no copy of a label's keys: byID and byPath are the
+// labels' numbers sorted by a hash of their transcript ID and of their
+// resolved path, and a lookup checks each candidate against the label
+// itself, so a large label file costs 32 bytes per label beyond the labels.
 type LabelSet struct {
 	labels []Label
-	byID   map[string][]int
-	byPath map[string][]int
+	byID   []indexKey
+	byPath []indexKey
+	seed   maphash.Seed
 	base   string
 	hash   string
+}
+
+// indexKey is one entry of a LabelSet index: the hash of a label's key
+// and the label's number.
+type indexKey struct {
+	h uint64
+	i int
 }
 
 // NewLabelSet indexes labels. base is the directory relative transcript and
@@ -215,24 +231,56 @@ type LabelSet struct {
 // compare paths as written). A label's "transcript" is looked up both as an
 // ID and as a path relative to its label file's directory (or absolute).
 func NewLabelSet(labels []Label, base string) *LabelSet {
-	s := &LabelSet{labels: labels, byID: map[string][]int{}, byPath: map[string][]int{}, base: base}
+	s := &LabelSet{labels: labels, byID: make([]indexKey, len(labels)), byPath: make([]indexKey, len(labels)),
+		seed: maphash.MakeSeed(), base: base}
 	h := sha256.New()
 	for i, l := range labels {
-		s.byID[l.Transcript] = append(s.byID[l.Transcript], i)
-		p := l.Transcript
-		if !isAbs(p) {
-			p = path.Join(toSlash(filepath.Dir(l.File)), toSlash(p))
-		}
-		p = s.abs(p)
-		s.byPath[p] = append(s.byPath[p], i)
+		s.byID[i] = indexKey{maphash.String(s.seed, l.Transcript), i}
+		s.byPath[i] = indexKey{maphash.String(s.seed, s.labelPath(i)), i}
 		fmt.Fprintf(h, "%s\x00%s\x00%d\x00%s", toSlash(l.File), l.Transcript, l.Turn, l.Type)
 		if l.PromptUUID != "" || l.Timestamp != "" || l.PromptHead != "" {
 			fmt.Fprintf(h, "\x00%s\x00%s\x00%s", l.PromptUUID, l.Timestamp, l.PromptHead)
 		}
 		h.Write([]byte{'\n'})
 	}
+	byKey := func(a, b indexKey) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	}
+	slices.SortFunc(s.byID, byKey)
+	slices.SortFunc(s.byPath, byKey)
 	s.hash = hex.EncodeToString(h.Sum(nil)[:8])
 	return s
+}
+
+// labelPath is label i's transcript as a path: relative to its label
+// file's directory (or absolute), made absolute against the base.
+func (s *LabelSet) labelPath(i int) string {
+	l := &s.labels[i]
+	p := l.Transcript
+	if !isAbs(p) {
+		p = path.Join(toSlash(filepath.Dir(l.File)), toSlash(p))
+	}
+	return s.abs(p)
+}
+
+// lookup calls visit with the number of every label whose key (its ID when
+// byPath is false, its resolved path when true) is key, in label order.
+func (s *LabelSet) lookup(key string, byPath bool, visit func(i int)) {
+	idx := s.byID
+	if byPath {
+		idx = s.byPath
+	}
+	h := maphash.String(s.seed, key)
+	k, _ := slices.BinarySearchFunc(idx, h, func(e indexKey, h uint64) int { return cmp.Compare(e.h, h) })
+	for ; k < len(idx) && idx[k].h == h; k++ {
+		i := idx[k].i
+		if byPath && s.labelPath(i) == key || !byPath && s.labels[i].Transcript == key {
+			visit(i)
+		}
+	}
 }
 
 func toSlash(p string) string { return filepath.ToSlash(p) }
@@ -260,8 +308,10 @@ func (s *LabelSet) For(id, transcriptPath string) (labels []Label, labelled bool
 	if s == nil {
 		return nil, false
 	}
-	idx := append([]int(nil), s.byID[id]...)
-	idx = append(idx, s.byPath[s.abs(transcriptPath)]...)
+	var idx []int
+	add := func(i int) { idx = append(idx, i) }
+	s.lookup(id, false, add)
+	s.lookup(s.abs(transcriptPath), true, add)
 	if len(idx) == 0 {
 		return nil, false
 	}
@@ -277,30 +327,62 @@ func (s *LabelSet) For(id, transcriptPath string) (labels []Label, labelled bool
 	return labels, true
 }
 
+// Matches records which labels name a transcript of a run, one transcript
+// at a time, in memory bounded by the number of labels (not of
+// transcripts); Unmatched then lists the others.
+type Matches struct {
+	s   *LabelSet
+	hit []bool
+}
+
+// Matches starts recording the labels matched by a run's transcripts (a
+// nil set gives a Matches that records nothing).
+func (s *LabelSet) Matches() *Matches {
+	m := &Matches{s: s}
+	if s != nil {
+		m.hit = make([]bool, len(s.labels))
+	}
+	return m
+}
+
+// Add marks the labels naming the transcript with this ID and path.
+func (m *Matches) Add(id, transcriptPath string) {
+	if m == nil || m.s == nil {
+		return
+	}
+	mark := func(i int) { m.hit[i] = true }
+	m.s.lookup(id, false, mark)
+	m.s.lookup(m.s.abs(transcriptPath), true, mark)
+}
+
+// Unmatched returns the labels no added transcript named, in label order.
+func (m *Matches) Unmatched() []Label {
+	if m == nil || m.s == nil {
+		return nil
+	}
+	var out []Label
+	for i, h := range m.hit {
+		if !h {
+			out = append(out, m.s.labels[i])
+		}
+	}
+	return out
+}
+
 // Unmatched returns the labels whose transcript is not among seen (the IDs
 // and paths of the transcripts read), so a typo in a label file is visible.
 func (s *LabelSet) Unmatched(ids, paths []string) []Label {
 	if s == nil {
 		return nil
 	}
-	hit := make([]bool, len(s.labels))
+	m := s.Matches()
 	for _, id := range ids {
-		for _, i := range s.byID[id] {
-			hit[i] = true
-		}
+		m.s.lookup(id, false, func(i int) { m.hit[i] = true })
 	}
 	for _, p := range paths {
-		for _, i := range s.byPath[s.abs(p)] {
-			hit[i] = true
-		}
+		m.s.lookup(m.s.abs(p), true, func(i int) { m.hit[i] = true })
 	}
-	var out []Label
-	for i, h := range hit {
-		if !h {
-			out = append(out, s.labels[i])
-		}
-	}
-	return out
+	return m.Unmatched()
 }
 
 // MarshalJSON identifies the label set by size and content hash (it is part

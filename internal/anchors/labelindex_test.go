@@ -1,0 +1,163 @@
+package anchors
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"testing"
+)
+
+// mapLabelIndex is the label index as it was before the hashed one: maps
+// from each label's ID and resolved path to its numbers. It is the oracle
+// the LabelSet's lookups are checked against.
+type mapLabelIndex struct {
+	s            *LabelSet
+	byID, byPath map[string][]int
+}
+
+func newMapLabelIndex(s *LabelSet) *mapLabelIndex {
+	m := &mapLabelIndex{s: s, byID: map[string][]int{}, byPath: map[string][]int{}}
+	for i, l := range s.labels {
+		m.byID[l.Transcript] = append(m.byID[l.Transcript], i)
+		p := l.Transcript
+		if !isAbs(p) {
+			p = path.Join(toSlash(filepath.Dir(l.File)), toSlash(p))
+		}
+		p = s.abs(p)
+		m.byPath[p] = append(m.byPath[p], i)
+	}
+	return m
+}
+
+func (m *mapLabelIndex) forTranscript(id, p string) ([]Label, bool) {
+	idx := append([]int(nil), m.byID[id]...)
+	idx = append(idx, m.byPath[m.s.abs(p)]...)
+	if len(idx) == 0 {
+		return nil, false
+	}
+	sort.Ints(idx)
+	var out []Label
+	for k, i := range idx {
+		if k > 0 && idx[k-1] == i {
+			continue
+		}
+		if l := m.s.labels[i]; l.Type != "" {
+			out = append(out, l)
+		}
+	}
+	return out, true
+}
+
+func (m *mapLabelIndex) unmatched(ids, paths []string) []Label {
+	hit := make([]bool, len(m.s.labels))
+	for _, id := range ids {
+		for _, i := range m.byID[id] {
+			hit[i] = true
+		}
+	}
+	for _, p := range paths {
+		for _, i := range m.byPath[m.s.abs(p)] {
+			hit[i] = true
+		}
+	}
+	var out []Label
+	for i, h := range hit {
+		if !h {
+			out = append(out, m.s.labels[i])
+		}
+	}
+	return out
+}
+
+// TestLabelIndexMatchesMaps checks For, Unmatched and Matches of the
+// hashed index against the map index they replaced, on label sets whose
+// transcripts are IDs, relative paths (from label files in several
+// directories, with ./ and ..) and absolute paths, several labels a
+// transcript, and lookups that hit and miss.
+func TestLabelIndexMatchesMaps(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		base   string
+		labels int
+	}{
+		{"no base", "", 300},
+		{"base", "/work/run", 300},
+		{"one label", "/w", 1},
+		{"empty", "/w", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, uint64(tc.labels)))
+			files := []string{"labels.jsonl", "corp/labels.jsonl", "corp/sub/x.labels.jsonl", "/abs/labels.jsonl"}
+			names := func() string {
+				switch rng.IntN(5) {
+				case 0:
+					return fmt.Sprintf("s%d", rng.IntN(40))
+				case 1:
+					return fmt.Sprintf("a/s%d.jsonl", rng.IntN(40))
+				case 2:
+					return fmt.Sprintf("./sub/../s%d.jsonl", rng.IntN(40))
+				case 3:
+					return fmt.Sprintf("/abs/s%d.jsonl", rng.IntN(40))
+				default:
+					return fmt.Sprintf("sub/s%d.jsonl", rng.IntN(40))
+				}
+			}
+			var labels []Label
+			for i := range tc.labels {
+				l := Label{Transcript: names(), File: files[rng.IntN(len(files))], Line: i + 1, Turn: rng.IntN(5), Type: Types[rng.IntN(len(Types))]}
+				if rng.IntN(6) == 0 {
+					l.Turn, l.Type = -1, ""
+				}
+				labels = append(labels, l)
+			}
+			s := NewLabelSet(labels, tc.base)
+			oracle := newMapLabelIndex(s)
+			var queries [][2]string
+			for range 400 {
+				id := names()
+				p := []string{id, "corp/" + id, "corp/sub/" + id, path.Join(tc.base, "corp", id), "/abs/" + path.Base(id)}[rng.IntN(5)]
+				queries = append(queries, [2]string{id, p})
+			}
+			m := s.Matches()
+			var ids, paths []string
+			for k, q := range queries {
+				got, gotOK := s.For(q[0], q[1])
+				want, wantOK := oracle.forTranscript(q[0], q[1])
+				if gotOK != wantOK || !slices.Equal(got, want) {
+					t.Fatalf("For(%q, %q) = %v %v, want %v %v", q[0], q[1], got, gotOK, want, wantOK)
+				}
+				if k%3 == 0 {
+					m.Add(q[0], q[1])
+					ids, paths = append(ids, q[0]), append(paths, q[1])
+				}
+			}
+			want := oracle.unmatched(ids, paths)
+			if got := m.Unmatched(); !slices.Equal(got, want) {
+				t.Fatalf("Matches.Unmatched: %d labels, want %d", len(got), len(want))
+			}
+			if got := s.Unmatched(ids, paths); !slices.Equal(got, want) {
+				t.Fatalf("Unmatched: %d labels, want %d", len(got), len(want))
+			}
+			if len(want) == len(labels) && len(labels) > 10 {
+				t.Fatalf("no query matched a label: the test checks nothing")
+			}
+		})
+	}
+}
+
+// TestNilMatches: a run without labels records nothing and warns of none.
+func TestNilMatches(t *testing.T) {
+	var m *Matches
+	m.Add("x", "y")
+	if un := m.Unmatched(); un != nil {
+		t.Fatalf("nil Matches: %v", un)
+	}
+	var s *LabelSet
+	s.Matches().Add("x", "y")
+	if un := s.Matches().Unmatched(); un != nil {
+		t.Fatalf("nil set: %v", un)
+	}
+}
