@@ -125,6 +125,12 @@ func runCommand(ctx context.Context, opts runOptions, stdout, stderr io.Writer) 
 		return err
 	}
 	if err := j.process(ctx, stderr); err != nil {
+		if oerr := j.ready(); oerr != nil { // the first emit stopped the run on it
+			return oerr
+		}
+		return err
+	}
+	if err := j.ready(); err != nil {
 		return err
 	}
 	if err := j.finish(); err != nil {
@@ -166,6 +172,12 @@ type runJob struct {
 	matches *anchors.Matches
 	// mem is the run's soft memory limit, updated as files are written.
 	mem *memLimit
+	// opened is closed when the output set is open (w, shardOut), openErr
+	// the error opening it met; ready waits for it.
+	opened  chan struct{}
+	openErr error
+	// readied is set once emit waited for the output set.
+	readied bool
 }
 
 // newRunJob picks the shard's files.
@@ -187,26 +199,72 @@ func newRunJob(opts runOptions) *runJob {
 	return j
 }
 
-// open starts the output set (and the shard file): meta, settings, the
-// label problems, and the result cache.
+// open starts the output set (and the shard file) on a goroutine of its
+// own, which the first emit waits for (ready), so that the workers start
+// on the first files meanwhile. The result cache, which the workers read,
+// is opened first.
 func (j *runJob) open(stderr io.Writer) error {
+	opts := j.opts
+	if lp := opts.LabelProblems; len(lp) > 0 {
+		fmt.Fprintf(stderr, "compactbench: warning: %d label line(s) cannot be used and are problem rows; first: %s\n", len(lp), lp[0])
+	}
+	meta, settings := j.describe()
+	if opts.Cache != "" {
+		cfg := opts.Config
+		var err error
+		if j.cache, err = openResultCache(opts.Cache, &cfg, opts.InputFormat, opts.Limits); err != nil {
+			if serr := j.openSet(meta, settings); serr != nil { // the output set's error comes first
+				return serr
+			}
+			return err
+		}
+	}
+	j.opened = make(chan struct{})
+	go func() {
+		defer close(j.opened)
+		j.openErr = j.openSet(meta, settings)
+	}()
+	return nil
+}
+
+// ready waits for the output set open started, and returns the error
+// opening it met.
+func (j *runJob) ready() error {
+	if j.opened == nil {
+		return nil
+	}
+	<-j.opened
+	return j.openErr
+}
+
+// describe is the output set's meta and settings. It reads the
+// configuration, so it is called before the workers start (they may set
+// what the configuration computes on first use).
+func (j *runJob) describe() (report.Meta, []report.Setting) {
 	opts := j.opts
 	meta := report.Meta{
 		Tool: "compactbench", Version: version, ConfigHash: plan.ConfigHash(&opts.Config), Inputs: opts.Paths,
 		Overhead: opts.Overhead.String(), Models: opts.Config.Models,
 	}
 	meta.RunID = plan.RunID(&meta)
-	settings := reportSettings(&opts.Config)
-	var err error
-	j.w, err = report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: meta,
+	return meta, reportSettings(&opts.Config)
+}
+
+// openSet opens the output set: the writer, the label problems' rows and
+// the shard file.
+func (j *runJob) openSet(meta report.Meta, settings []report.Setting) error {
+	opts := j.opts
+	hook("open", opts.Out)
+	w, err := report.NewWriter(report.Options{Dir: opts.Out, Formats: opts.Formats.Files, Meta: meta,
 		Settings: settings, ReportTranscript: opts.ReportTranscript, Summaries: opts.LLM != nil})
 	if err != nil {
 		return err
 	}
+	j.w = w
 	if opts.LLM != nil {
 		j.w.SetSummarizer(opts.LLM.Name, opts.LLM.Options.Model)
 	}
-	if err := j.addLabelProblems(stderr); err != nil {
+	if err := j.addLabelProblems(); err != nil {
 		return err
 	}
 	if opts.Shard.N > 0 {
@@ -214,24 +272,19 @@ func (j *runJob) open(stderr io.Writer) error {
 			return err
 		}
 	}
-	if opts.Cache != "" {
-		cfg := opts.Config
-		if j.cache, err = openResultCache(opts.Cache, &cfg, opts.InputFormat, opts.Limits); err != nil {
-			return err
-		}
+	if j.cache != nil {
 		j.w.Summary().SetCalibrationMemo(j.cache)
 	}
 	return nil
 }
 
 // addLabelProblems writes the label lines that cannot be used as problem
-// rows, with a warning.
-func (j *runJob) addLabelProblems(stderr io.Writer) error {
+// rows (open warned of them).
+func (j *runJob) addLabelProblems() error {
 	lp := j.opts.LabelProblems
 	if len(lp) == 0 {
 		return nil
 	}
-	fmt.Fprintf(stderr, "compactbench: warning: %d label line(s) cannot be used and are problem rows; first: %s\n", len(lp), lp[0])
 	if !j.opts.Shard.ownsRunRows() { // shard 1 writes them; merge writes them once
 		return nil
 	}
@@ -254,6 +307,7 @@ func (j *runJob) openShard(meta report.Meta, settings []report.Setting) error {
 
 // abort drops the partial output set (a failure or an early return).
 func (j *runJob) abort() {
+	_ = j.ready() // a set that failed to open is dropped as far as it was made
 	if j.w != nil {
 		j.w.Abort()
 	}
@@ -306,6 +360,12 @@ func (j *runJob) process(ctx context.Context, stderr io.Writer) error {
 
 // emit writes file i's results.
 func (j *runJob) emit(i int, rs []*analysis.Result) error {
+	if !j.readied {
+		j.readied = true
+		if err := j.ready(); err != nil {
+			return err
+		}
+	}
 	j.mem.fileWritten()
 	for _, r := range rs {
 		j.matches.Add(r.Transcript.TranscriptID, r.Transcript.Path)
@@ -359,7 +419,8 @@ func (j *runJob) printSummary(stdout, stderr io.Writer, sum *report.Summary, ela
 
 // testHook, when set by a test, is called at points of a run ("file" when
 // a worker starts on a file, "analyze" before a transcript is analysed,
-// "emit" when a file's results are written) so that
+// "emit" when a file's results are written, "open" when the output set is
+// opened, beside the workers) so that
 // tests can make them fail. It is read by workers, hence atomic.
 var testHook atomic.Pointer[func(stage, path string)]
 

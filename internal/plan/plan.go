@@ -158,6 +158,13 @@ type Formats struct {
 // find the transcripts and the label files among them) and reads the files
 // the flags name; it writes nothing.
 func ForRun(in Input) (*Run, error) {
+	if len(in.Anchors.Rules) == 0 {
+		// The default rule sets are parsed (YAML, and their patterns
+		// checked) while the flags are resolved and the inputs walked;
+		// RuleSets below waits for them. The sets are the same whichever
+		// goroutine parses them.
+		go anchors.Defaults()
+	}
 	r := &Run{Paths: in.Paths, Jobs: in.Jobs, Out: in.Out, InputFormat: in.InputFormat, Strict: in.Strict,
 		Quiet: in.Quiet, Progress: in.Progress, Wide: in.Wide, ReportTranscript: in.ReportTranscript, Cache: in.Cache}
 	var err error

@@ -224,9 +224,9 @@ func (w *Writer) Close() (*Summary, error) {
 }
 
 func (w *Writer) close() (*Summary, error) {
-	// The tables are finished on a goroutine of their own while the
-	// summary is computed and the reports rendered: each writes only its
-	// own files, so the bytes are those of doing one after the other. The
+	// The tables are finished on goroutines of their own (closeAll) while
+	// the summary is computed and the reports rendered: each writes only
+	// its own files, so the bytes are those of doing one after the other. The
 	// rules table reads the anchor tally the summary reads too, so it is
 	// finished first, here.
 	var tables, rules []sink
@@ -244,7 +244,7 @@ func (w *Writer) close() (*Summary, error) {
 		return nil, err
 	}
 	tablesDone := make(chan error, 1)
-	go func() { tablesDone <- closeSinks(tables) }()
+	go func() { tablesDone <- closeAll(tables) }()
 	err := w.writeSummary()
 	if terr := <-tablesDone; terr != nil {
 		return nil, terr
@@ -256,6 +256,22 @@ func (w *Writer) close() (*Summary, error) {
 		return nil, err
 	}
 	return &w.sum, nil
+}
+
+// closeAll closes the sinks at once, each on a goroutine of its own (each
+// writes only its own files, and the Parquet pages' zstd encoders come
+// from a pool, so the bytes are those of closing them one after the other;
+// the largest tables no longer wait behind each other). The first error in
+// the sinks' order is returned, after every other sink was closed or
+// aborted.
+func closeAll(sinks []sink) error {
+	errs := make([]error, len(sinks))
+	var wg sync.WaitGroup
+	for i, s := range sinks {
+		wg.Go(func() { errs[i] = s.Close() })
+	}
+	wg.Wait()
+	return firstErr(errs)
 }
 
 // closeSinks closes the sinks in order; after a failure it aborts the
