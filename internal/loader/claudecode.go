@@ -193,13 +193,10 @@ var ccParsers fastjson.ParserPool
 func readClaudeCode(src *Source) *transcript.Transcript {
 	f := &ccFile{
 		recorder: recorder{t: &transcript.Transcript{Path: src.Path, Format: ClaudeCodeFormat}},
-		usage:    make(map[string]transcript.Usage),
 		unknown:  make(map[string]*unknownSeen),
 	}
-	for i := range f.scope {
-		f.scope[i] = ccScope{ignored: map[string]int{}, calls: map[string]bool{},
-			toolUses: map[string]bool{}, toolErrs: map[string]bool{}}
-	}
+	f.takeScratch()
+	defer f.keepScratch()
 	f.p = ccParsers.Get()
 	n, rerr := eachLine(src, f.line)
 	ccParsers.Put(f.p) // every value read was copied out of it
@@ -210,6 +207,76 @@ func readClaudeCode(src *Source) *transcript.Transcript {
 		f.problem(n, "%s", rerr) // after the sort, as the last problem
 	}
 	return f.t
+}
+
+// ccScratch is what reading a Claude Code file needs only until its
+// transcript is built: the nodes and the maps of calls, tool ids and
+// usage. Files hand it on to the next one, emptied, so that each does not
+// grow it again from nothing (the maps' rehashing and the first node
+// chunk's doubling were a tenth of reading a file).
+type ccScratch struct {
+	nodes nodeList
+	usage map[string]transcript.Usage
+	scope [2]ccScope
+}
+
+// ccScratches holds the scratch of files read, for the next ones; at most
+// ccScratchKept of them, each with at most ccNodeChunksKept node chunks
+// and maps of at most ccMapKept entries, so that what is kept stays small
+// whatever the files read.
+var ccScratches = make(chan *ccScratch, ccScratchKept)
+
+const (
+	ccScratchKept    = 4
+	ccNodeChunksKept = 16
+	ccMapKept        = 1 << 12
+)
+
+// takeScratch gives f a scratch kept by an earlier file, or a new one.
+func (f *ccFile) takeScratch() {
+	var s *ccScratch
+	select {
+	case s = <-ccScratches:
+	default:
+		s = &ccScratch{}
+	}
+	f.nodes, f.usage, f.scope = s.nodes, s.usage, s.scope
+	if f.usage == nil {
+		f.usage = map[string]transcript.Usage{}
+	}
+	for i := range f.scope {
+		sc := &f.scope[i]
+		if sc.ignored == nil {
+			*sc = ccScope{ignored: map[string]int{}, calls: map[string]bool{},
+				toolUses: map[string]bool{}, toolErrs: map[string]bool{}}
+		}
+	}
+}
+
+// keepScratch empties f's scratch, once its transcript is built, and keeps
+// it for the next file when there is room.
+func (f *ccFile) keepScratch() {
+	s := &ccScratch{nodes: f.nodes, usage: emptied(f.usage)}
+	s.nodes.reset(ccNodeChunksKept)
+	for i, sc := range f.scope {
+		s.scope[i] = ccScope{ignored: emptied(sc.ignored), calls: emptied(sc.calls),
+			toolUses: emptied(sc.toolUses), toolErrs: emptied(sc.toolErrs)}
+	}
+	f.nodes, f.usage, f.scope = nodeList{}, nil, [2]ccScope{}
+	select {
+	case ccScratches <- s:
+	default:
+	}
+}
+
+// emptied returns m cleared, or an empty map in its place when m is too
+// large to keep.
+func emptied[K comparable, V any](m map[K]V) map[K]V {
+	if len(m) > ccMapKept {
+		return map[K]V{}
+	}
+	clear(m)
+	return m
 }
 
 // line handles one input line.

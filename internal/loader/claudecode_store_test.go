@@ -1,7 +1,12 @@
 package loader
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -92,6 +97,74 @@ func TestResultJoin(t *testing.T) {
 		}
 		if got := tr.Messages[1].Blocks[0].Text; got != tt.want {
 			t.Errorf("%s: text %q, want %q", tt.parts, got, tt.want)
+		}
+	}
+}
+
+// bigClaudeCode writes a Claude Code file of n exchanges (an assistant
+// tool use, its result, an error every third one, a sidechain record every
+// fifth), enough to fill several node chunks and grow every scratch map.
+func bigClaudeCode(t *testing.T, n int) string {
+	t.Helper()
+	var b strings.Builder
+	parent := "null"
+	for i := range n {
+		side := "false"
+		if i%5 == 4 {
+			side = "true"
+		}
+		fmt.Fprintf(&b, `{"type":"assistant","uuid":"a%d","parentUuid":%s,"isSidechain":%s,"sessionId":"s","timestamp":"2025-01-01T00:00:00Z","message":{"id":"msg_%d","model":"claude-x","role":"assistant","content":[{"type":"tool_use","id":"tu_%d","name":"Bash","input":{"command":"ls %d"}}],"usage":{"input_tokens":%d,"output_tokens":3}}}`+"\n",
+			i, parent, side, i, i, i, 100+i)
+		fmt.Fprintf(&b, `{"type":"user","uuid":"u%d","parentUuid":"a%d","isSidechain":%s,"sessionId":"s","timestamp":"2025-01-01T00:00:01Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu_%d","is_error":%t,"content":"out %d"}]}}`+"\n",
+			i, i, side, i, i%3 == 0, i)
+		parent = fmt.Sprintf(`"u%d"`, i)
+	}
+	p := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestScratchReuse: a file read with the scratch another file left (larger
+// or smaller, in either order) gives the transcript it gives when read with
+// a new scratch, and a kept scratch holds nothing of the file read.
+func TestScratchReuse(t *testing.T) {
+	files := append(ccFixtures(t), bigClaudeCode(t, 3*nodeChunk+10), bigClaudeCode(t, 5))
+	drain := func() {
+		for len(ccScratches) > 0 {
+			<-ccScratches
+		}
+	}
+	fresh := map[string]string{}
+	for _, p := range files {
+		drain()
+		fresh[p] = dump(readOne(t, p))
+	}
+	backward := slices.Clone(files)
+	slices.Reverse(backward)
+	for _, order := range [][]string{files, backward} {
+		drain()
+		for _, p := range order {
+			if got := dump(readOne(t, p)); got != fresh[p] {
+				t.Errorf("%s read after other files:\n%s\nwant (read alone):\n%s", p, got, fresh[p])
+			}
+		}
+	}
+	for len(ccScratches) > 0 {
+		s := <-ccScratches
+		if s.nodes.len() != 0 || len(s.usage) != 0 || len(s.scope[0].calls) != 0 || len(s.scope[1].toolUses) != 0 {
+			t.Fatalf("kept scratch not emptied: %d nodes, %d usages", s.nodes.len(), len(s.usage))
+		}
+		if len(s.nodes.chunks) > ccNodeChunksKept {
+			t.Fatalf("kept %d node chunks, want at most %d", len(s.nodes.chunks), ccNodeChunksKept)
+		}
+		for _, c := range s.nodes.chunks {
+			for _, nd := range c[:cap(c)] {
+				if nd.uuid != "" || nd.blocks != nil {
+					t.Fatalf("kept node chunk still holds a node of the file read: %+v", nd)
+				}
+			}
 		}
 	}
 }
