@@ -159,6 +159,8 @@ type ccFile struct {
 	// allocation; models interns model names, which repeat on every line.
 	strs   recordStrings
 	models map[string]string
+	// maps are the maps building the transcript uses (scratch).
+	maps ccMaps
 	// keys remembers, per record type, the known keys of the last record
 	// and of its message (checkKeys).
 	keys map[string]*[2]keyCache
@@ -218,6 +220,15 @@ type ccScratch struct {
 	nodes nodeList
 	usage map[string]transcript.Usage
 	scope [2]ccScope
+	maps  ccMaps
+}
+
+// ccMaps are maps building a transcript uses, made by their first use and
+// cleared by each use.
+type ccMaps struct {
+	index       map[string]int  // a uuid's first node in the scope walked
+	pairCalls   map[string]int  // checkPairs: a tool use's message
+	pairResults map[string]bool // checkPairs: the tool results seen
 }
 
 // ccScratches holds the scratch of files read, for the next ones; at most
@@ -240,7 +251,7 @@ func (f *ccFile) takeScratch() {
 	default:
 		s = &ccScratch{}
 	}
-	f.nodes, f.usage, f.scope = s.nodes, s.usage, s.scope
+	f.nodes, f.usage, f.scope, f.maps = s.nodes, s.usage, s.scope, s.maps
 	if f.usage == nil {
 		f.usage = map[string]transcript.Usage{}
 	}
@@ -256,13 +267,14 @@ func (f *ccFile) takeScratch() {
 // keepScratch empties f's scratch, once its transcript is built, and keeps
 // it for the next file when there is room.
 func (f *ccFile) keepScratch() {
-	s := &ccScratch{nodes: f.nodes, usage: emptied(f.usage)}
+	s := &ccScratch{nodes: f.nodes, usage: emptied(f.usage), maps: ccMaps{index: emptied(f.maps.index),
+		pairCalls: emptied(f.maps.pairCalls), pairResults: emptied(f.maps.pairResults)}}
 	s.nodes.reset(ccNodeChunksKept)
 	for i, sc := range f.scope {
 		s.scope[i] = ccScope{ignored: emptied(sc.ignored), calls: emptied(sc.calls),
 			toolUses: emptied(sc.toolUses), toolErrs: emptied(sc.toolErrs)}
 	}
-	f.nodes, f.usage, f.scope = nodeList{}, nil, [2]ccScope{}
+	f.nodes, f.usage, f.scope, f.maps = nodeList{}, nil, [2]ccScope{}, ccMaps{}
 	select {
 	case ccScratches <- s:
 	default:
@@ -277,6 +289,16 @@ func emptied[K comparable, V any](m map[K]V) map[K]V {
 	}
 	clear(m)
 	return m
+}
+
+// reused returns *m cleared, or a new map with room for n entries when
+// there is none yet, and keeps it in *m.
+func reused[K comparable, V any](m *map[K]V, n int) map[K]V {
+	if *m == nil {
+		*m = make(map[K]V, n)
+	}
+	clear(*m)
+	return *m
 }
 
 // line handles one input line.

@@ -153,7 +153,8 @@ func TestScratchReuse(t *testing.T) {
 	}
 	for len(ccScratches) > 0 {
 		s := <-ccScratches
-		if s.nodes.len() != 0 || len(s.usage) != 0 || len(s.scope[0].calls) != 0 || len(s.scope[1].toolUses) != 0 {
+		if s.nodes.len() != 0 || len(s.usage) != 0 || len(s.scope[0].calls) != 0 || len(s.scope[1].toolUses) != 0 ||
+			len(s.maps.index) != 0 || len(s.maps.pairCalls) != 0 || len(s.maps.pairResults) != 0 {
 			t.Fatalf("kept scratch not emptied: %d nodes, %d usages", s.nodes.len(), len(s.usage))
 		}
 		if len(s.nodes.chunks) > ccNodeChunksKept {
