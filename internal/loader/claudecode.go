@@ -159,8 +159,6 @@ type ccFile struct {
 	// allocation; models interns model names, which repeat on every line.
 	strs   recordStrings
 	models map[string]string
-	// maps are the maps building the transcript uses (scratch).
-	maps ccMaps
 	// keys remembers, per record type, the known keys of the last record
 	// and of its message (checkKeys).
 	keys map[string]*[2]keyCache
@@ -195,10 +193,15 @@ var ccParsers fastjson.ParserPool
 func readClaudeCode(src *Source) *transcript.Transcript {
 	f := &ccFile{
 		recorder: recorder{t: &transcript.Transcript{Path: src.Path, Format: ClaudeCodeFormat}},
+		usage:    make(map[string]transcript.Usage),
 		unknown:  make(map[string]*unknownSeen),
 	}
-	f.takeScratch()
-	defer f.keepScratch()
+	for i := range f.scope {
+		f.scope[i] = ccScope{ignored: map[string]int{}, calls: map[string]bool{},
+			toolUses: map[string]bool{}, toolErrs: map[string]bool{}}
+	}
+	f.takeNodes()
+	defer f.keepNodes()
 	f.p = ccParsers.Get()
 	n, rerr := eachLine(src, f.line)
 	ccParsers.Put(f.p) // every value read was copied out of it
@@ -211,94 +214,38 @@ func readClaudeCode(src *Source) *transcript.Transcript {
 	return f.t
 }
 
-// ccScratch is what reading a Claude Code file needs only until its
-// transcript is built: the nodes and the maps of calls, tool ids and
-// usage. Files hand it on to the next one, emptied, so that each does not
-// grow it again from nothing (the maps' rehashing and the first node
-// chunk's doubling were a tenth of reading a file).
-type ccScratch struct {
-	nodes nodeList
-	usage map[string]transcript.Usage
-	scope [2]ccScope
-	maps  ccMaps
-}
-
-// ccMaps are maps building a transcript uses, made by their first use and
-// cleared by each use.
-type ccMaps struct {
-	index       map[string]int  // a uuid's first node in the scope walked
-	pairCalls   map[string]int  // checkPairs: a tool use's message
-	pairResults map[string]bool // checkPairs: the tool results seen
-}
-
-// ccScratches holds the scratch of files read, for the next ones; at most
-// ccScratchKept of them, each with at most ccNodeChunksKept node chunks
-// and maps of at most ccMapKept entries, so that what is kept stays small
-// whatever the files read.
-var ccScratches = make(chan *ccScratch, ccScratchKept)
+// ccNodes holds the node lists of files read, emptied, for the next
+// files: a file no longer grows its first node chunk by doubling from
+// nothing (with the chunks' allocation, a fifth of the bytes reading a file
+// allocated). At most ccNodeListsKept lists are kept, each with at most
+// ccNodeChunksKept chunks, so that what is kept stays small whatever the
+// files read. (The maps of a file are not kept: clearing them, and ranging
+// over a large map holding few entries, cost more than growing them.)
+var ccNodes = make(chan nodeList, ccNodeListsKept)
 
 const (
-	ccScratchKept    = 4
+	ccNodeListsKept  = 4
 	ccNodeChunksKept = 16
-	ccMapKept        = 1 << 12
 )
 
-// takeScratch gives f a scratch kept by an earlier file, or a new one.
-func (f *ccFile) takeScratch() {
-	var s *ccScratch
+// takeNodes gives f the node list an earlier file left, or none.
+func (f *ccFile) takeNodes() {
 	select {
-	case s = <-ccScratches:
+	case f.nodes = <-ccNodes:
 	default:
-		s = &ccScratch{}
-	}
-	f.nodes, f.usage, f.scope, f.maps = s.nodes, s.usage, s.scope, s.maps
-	if f.usage == nil {
-		f.usage = map[string]transcript.Usage{}
-	}
-	for i := range f.scope {
-		sc := &f.scope[i]
-		if sc.ignored == nil {
-			*sc = ccScope{ignored: map[string]int{}, calls: map[string]bool{},
-				toolUses: map[string]bool{}, toolErrs: map[string]bool{}}
-		}
 	}
 }
 
-// keepScratch empties f's scratch, once its transcript is built, and keeps
+// keepNodes empties f's node list, once its transcript is built, and keeps
 // it for the next file when there is room.
-func (f *ccFile) keepScratch() {
-	s := &ccScratch{nodes: f.nodes, usage: emptied(f.usage), maps: ccMaps{index: emptied(f.maps.index),
-		pairCalls: emptied(f.maps.pairCalls), pairResults: emptied(f.maps.pairResults)}}
-	s.nodes.reset(ccNodeChunksKept)
-	for i, sc := range f.scope {
-		s.scope[i] = ccScope{ignored: emptied(sc.ignored), calls: emptied(sc.calls),
-			toolUses: emptied(sc.toolUses), toolErrs: emptied(sc.toolErrs)}
-	}
-	f.nodes, f.usage, f.scope, f.maps = nodeList{}, nil, [2]ccScope{}, ccMaps{}
+func (f *ccFile) keepNodes() {
+	l := f.nodes
+	f.nodes = nodeList{}
+	l.reset(ccNodeChunksKept)
 	select {
-	case ccScratches <- s:
+	case ccNodes <- l:
 	default:
 	}
-}
-
-// emptied returns m cleared, or an empty map in its place when m is too
-// large to keep.
-func emptied[K comparable, V any](m map[K]V) map[K]V {
-	if len(m) > ccMapKept {
-		return map[K]V{}
-	}
-	clear(m)
-	return m
-}
-
-// reused returns *m cleared, or a new map with room for n entries when
-// there is none yet, and keeps it in *m.
-func reused[K comparable, V any](m *map[K]V, n int) map[K]V {
-	if *m == nil {
-		*m = make(map[K]V, n)
-	}
-	clear(*m)
-	return *m
 }
 
 // line handles one input line.

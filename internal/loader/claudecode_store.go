@@ -56,13 +56,13 @@ func (l *nodeList) drop() {
 // reset empties the list for the next file, keeping at most keep chunks
 // (zeroed, so that they hold no strings of the file read).
 func (l *nodeList) reset(keep int) {
-	for i := range l.chunks {
-		clear(l.chunks[i])
-		l.chunks[i] = l.chunks[i][:0]
-	}
 	if len(l.chunks) > keep {
 		clear(l.chunks[keep:])
 		l.chunks = l.chunks[:keep]
+	}
+	for i := range l.chunks {
+		clear(l.chunks[i])
+		l.chunks[i] = l.chunks[i][:0]
 	}
 	l.n = 0
 }

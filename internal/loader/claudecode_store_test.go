@@ -126,14 +126,14 @@ func bigClaudeCode(t *testing.T, n int) string {
 	return p
 }
 
-// TestScratchReuse: a file read with the scratch another file left (larger
-// or smaller, in either order) gives the transcript it gives when read with
-// a new scratch, and a kept scratch holds nothing of the file read.
-func TestScratchReuse(t *testing.T) {
+// TestNodeListReuse: a file read with the node list another file left
+// (larger or smaller, in either order) gives the transcript it gives when
+// read with a new one, and a kept list holds nothing of the file read.
+func TestNodeListReuse(t *testing.T) {
 	files := append(ccFixtures(t), bigClaudeCode(t, 3*nodeChunk+10), bigClaudeCode(t, 5))
 	drain := func() {
-		for len(ccScratches) > 0 {
-			<-ccScratches
+		for len(ccNodes) > 0 {
+			<-ccNodes
 		}
 	}
 	fresh := map[string]string{}
@@ -151,18 +151,20 @@ func TestScratchReuse(t *testing.T) {
 			}
 		}
 	}
-	for len(ccScratches) > 0 {
-		s := <-ccScratches
-		if s.nodes.len() != 0 || len(s.usage) != 0 || len(s.scope[0].calls) != 0 || len(s.scope[1].toolUses) != 0 ||
-			len(s.maps.index) != 0 || len(s.maps.pairCalls) != 0 || len(s.maps.pairResults) != 0 {
-			t.Fatalf("kept scratch not emptied: %d nodes, %d usages", s.nodes.len(), len(s.usage))
+	if len(ccNodes) == 0 {
+		t.Fatal("no node list kept")
+	}
+	for len(ccNodes) > 0 {
+		l := <-ccNodes
+		if l.len() != 0 {
+			t.Fatalf("kept node list not emptied: %d nodes", l.len())
 		}
-		if len(s.nodes.chunks) > ccNodeChunksKept {
-			t.Fatalf("kept %d node chunks, want at most %d", len(s.nodes.chunks), ccNodeChunksKept)
+		if len(l.chunks) > ccNodeChunksKept {
+			t.Fatalf("kept %d node chunks, want at most %d", len(l.chunks), ccNodeChunksKept)
 		}
-		for _, c := range s.nodes.chunks {
+		for _, c := range l.chunks {
 			for _, nd := range c[:cap(c)] {
-				if nd.uuid != "" || nd.blocks != nil {
+				if nd.uuid != "" || nd.line != 0 || nd.blocks != nil || nd.compaction != nil || nd.msgID != "" {
 					t.Fatalf("kept node chunk still holds a node of the file read: %+v", nd)
 				}
 			}

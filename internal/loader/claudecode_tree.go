@@ -241,7 +241,7 @@ func (w *pathWalk) indexScope() (roots, noUUID, clash []int) {
 			w.scope = append(w.scope, i)
 		}
 	}
-	w.index = reused(&w.f.maps.index, w.nodes.len())
+	w.index = make(map[string]int, w.nodes.len())
 	w.copyOf = map[int]bool{}
 	for _, i := range w.scope {
 		nd := w.nodes.at(i)
@@ -593,7 +593,7 @@ func (f *ccFile) checkPairs() {
 		return // copies of a parent session's records start mid-conversation
 	}
 	msgs := f.t.Messages
-	calls, results := reused(&f.maps.pairCalls, len(msgs)), reused(&f.maps.pairResults, len(msgs))
+	calls, results := make(map[string]int, len(msgs)), make(map[string]bool, len(msgs))
 	lastAssistant := -1
 	for i := range msgs {
 		if msgs[i].Role == transcript.RoleAssistant {

@@ -115,8 +115,13 @@ func TestPullOracle(t *testing.T) {
 	}
 	pulled := 0
 	for k, data := range inputs {
-		f := &ccFile{recorder: recorder{t: &transcript.Transcript{Path: "x.jsonl"}}, unknown: map[string]*unknownSeen{}}
-		f.takeScratch()
+		f := &ccFile{recorder: recorder{t: &transcript.Transcript{Path: "x.jsonl"}},
+			usage: map[string]transcript.Usage{}, unknown: map[string]*unknownSeen{}}
+		for i := range f.scope {
+			f.scope[i] = ccScope{ignored: map[string]int{}, calls: map[string]bool{},
+				toolUses: map[string]bool{}, toolErrs: map[string]bool{}}
+		}
+		f.takeNodes()
 		f.p = ccParsers.Get()
 		if _, err := eachLine(&Source{Path: "x.jsonl", R: bytes.NewReader(data)}, f.line); err != nil {
 			t.Fatal(err)
@@ -145,7 +150,7 @@ func TestPullOracle(t *testing.T) {
 				pulled++
 			}
 		}
-		f.keepScratch()
+		f.keepNodes()
 	}
 	if pulled < 10 {
 		t.Errorf("only %d inputs had a record pulled; the oracle test needs more", pulled)
