@@ -200,6 +200,8 @@ func readClaudeCode(src *Source) *transcript.Transcript {
 		f.scope[i] = ccScope{ignored: map[string]int{}, calls: map[string]bool{},
 			toolUses: map[string]bool{}, toolErrs: map[string]bool{}}
 	}
+	f.takeNodes()
+	defer f.keepNodes()
 	f.p = ccParsers.Get()
 	n, rerr := eachLine(src, f.line)
 	ccParsers.Put(f.p) // every value read was copied out of it
@@ -210,6 +212,40 @@ func readClaudeCode(src *Source) *transcript.Transcript {
 		f.problem(n, "%s", rerr) // after the sort, as the last problem
 	}
 	return f.t
+}
+
+// ccNodes holds the node lists of files read, emptied, for the next
+// files: a file no longer grows its first node chunk by doubling from
+// nothing (with the chunks' allocation, a fifth of the bytes reading a file
+// allocated). At most ccNodeListsKept lists are kept, each with at most
+// ccNodeChunksKept chunks, so that what is kept stays small whatever the
+// files read. (The maps of a file are not kept: clearing them, and ranging
+// over a large map holding few entries, cost more than growing them.)
+var ccNodes = make(chan nodeList, ccNodeListsKept)
+
+const (
+	ccNodeListsKept  = 4
+	ccNodeChunksKept = 16
+)
+
+// takeNodes gives f the node list an earlier file left, or none.
+func (f *ccFile) takeNodes() {
+	select {
+	case f.nodes = <-ccNodes:
+	default:
+	}
+}
+
+// keepNodes empties f's node list, once its transcript is built, and keeps
+// it for the next file when there is room.
+func (f *ccFile) keepNodes() {
+	l := f.nodes
+	f.nodes = nodeList{}
+	l.reset(ccNodeChunksKept)
+	select {
+	case ccNodes <- l:
+	default:
+	}
 }
 
 // line handles one input line.

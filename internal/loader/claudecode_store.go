@@ -33,7 +33,7 @@ func (l *nodeList) at(i int) *node { return &l.chunks[i>>nodeChunkBits][i&(nodeC
 // add appends a zero node of the given kind and returns it.
 func (l *nodeList) add(kind nodeKind) *node {
 	c := l.n >> nodeChunkBits
-	if c == len(l.chunks) {
+	if c == len(l.chunks) { // a chunk kept by reset is filled again as it is
 		size := 0
 		if c > 0 {
 			size = nodeChunk
@@ -51,6 +51,20 @@ func (l *nodeList) drop() {
 	c := l.n >> nodeChunkBits
 	l.chunks[c][len(l.chunks[c])-1] = node{}
 	l.chunks[c] = l.chunks[c][:len(l.chunks[c])-1]
+}
+
+// reset empties the list for the next file, keeping at most keep chunks
+// (zeroed, so that they hold no strings of the file read).
+func (l *nodeList) reset(keep int) {
+	if len(l.chunks) > keep {
+		clear(l.chunks[keep:])
+		l.chunks = l.chunks[:keep]
+	}
+	for i := range l.chunks {
+		clear(l.chunks[i])
+		l.chunks[i] = l.chunks[i][:0]
+	}
+	l.n = 0
 }
 
 // recordStrings gathers the strings of one record and makes them as

@@ -1,7 +1,12 @@
 package loader
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -92,6 +97,77 @@ func TestResultJoin(t *testing.T) {
 		}
 		if got := tr.Messages[1].Blocks[0].Text; got != tt.want {
 			t.Errorf("%s: text %q, want %q", tt.parts, got, tt.want)
+		}
+	}
+}
+
+// bigClaudeCode writes a Claude Code file of n exchanges (an assistant
+// tool use, its result, an error every third one, a sidechain record every
+// fifth), enough to fill several node chunks and grow every scratch map.
+func bigClaudeCode(t *testing.T, n int) string {
+	t.Helper()
+	var b strings.Builder
+	parent := "null"
+	for i := range n {
+		side := "false"
+		if i%5 == 4 {
+			side = "true"
+		}
+		fmt.Fprintf(&b, `{"type":"assistant","uuid":"a%d","parentUuid":%s,"isSidechain":%s,"sessionId":"s","timestamp":"2025-01-01T00:00:00Z","message":{"id":"msg_%d","model":"claude-x","role":"assistant","content":[{"type":"tool_use","id":"tu_%d","name":"Bash","input":{"command":"ls %d"}}],"usage":{"input_tokens":%d,"output_tokens":3}}}`+"\n",
+			i, parent, side, i, i, i, 100+i)
+		fmt.Fprintf(&b, `{"type":"user","uuid":"u%d","parentUuid":"a%d","isSidechain":%s,"sessionId":"s","timestamp":"2025-01-01T00:00:01Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu_%d","is_error":%t,"content":"out %d"}]}}`+"\n",
+			i, i, side, i, i%3 == 0, i)
+		parent = fmt.Sprintf(`"u%d"`, i)
+	}
+	p := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestNodeListReuse: a file read with the node list another file left
+// (larger or smaller, in either order) gives the transcript it gives when
+// read with a new one, and a kept list holds nothing of the file read.
+func TestNodeListReuse(t *testing.T) {
+	files := append(ccFixtures(t), bigClaudeCode(t, 3*nodeChunk+10), bigClaudeCode(t, 5))
+	drain := func() {
+		for len(ccNodes) > 0 {
+			<-ccNodes
+		}
+	}
+	fresh := map[string]string{}
+	for _, p := range files {
+		drain()
+		fresh[p] = dump(readOne(t, p))
+	}
+	backward := slices.Clone(files)
+	slices.Reverse(backward)
+	for _, order := range [][]string{files, backward} {
+		drain()
+		for _, p := range order {
+			if got := dump(readOne(t, p)); got != fresh[p] {
+				t.Errorf("%s read after other files:\n%s\nwant (read alone):\n%s", p, got, fresh[p])
+			}
+		}
+	}
+	if len(ccNodes) == 0 {
+		t.Fatal("no node list kept")
+	}
+	for len(ccNodes) > 0 {
+		l := <-ccNodes
+		if l.len() != 0 {
+			t.Fatalf("kept node list not emptied: %d nodes", l.len())
+		}
+		if len(l.chunks) > ccNodeChunksKept {
+			t.Fatalf("kept %d node chunks, want at most %d", len(l.chunks), ccNodeChunksKept)
+		}
+		for _, c := range l.chunks {
+			for _, nd := range c[:cap(c)] {
+				if nd.uuid != "" || nd.line != 0 || nd.blocks != nil || nd.compaction != nil || nd.msgID != "" {
+					t.Fatalf("kept node chunk still holds a node of the file read: %+v", nd)
+				}
+			}
 		}
 	}
 }

@@ -368,37 +368,40 @@ func (w *pathWalk) dangling(cur int, parent string) int {
 // skipped (older versions chain parallel tool calls so that only some
 // lines are ancestors).
 func (w *pathWalk) pullResponses() {
+	var ids map[string]bool // the ids on the path, listed at the first record off it that may be pulled
+	for i := range w.nodes.len() {
+		nd := w.nodes.at(i)
+		if w.in[i] || nd.kind != nodeAssistant || nd.sidechain != w.side || nd.msgID == "" {
+			continue
+		}
+		if ids == nil {
+			ids = w.pathMessageIDs()
+		}
+		if ids[nd.msgID] {
+			w.in[i] = true
+		}
+	}
+}
+
+// pathMessageIDs returns the message ids of the assistant records on the
+// path.
+func (w *pathWalk) pathMessageIDs() map[string]bool {
 	ids := map[string]bool{}
 	for i := range w.nodes.len() {
 		if nd := w.nodes.at(i); w.in[i] && nd.kind == nodeAssistant && nd.msgID != "" {
 			ids[nd.msgID] = true
 		}
 	}
-	for i := range w.nodes.len() {
-		if nd := w.nodes.at(i); !w.in[i] && nd.kind == nodeAssistant && nd.sidechain == w.side && ids[nd.msgID] {
-			w.in[i] = true
-		}
-	}
+	return ids
 }
 
 // pullResults adds the tool results of calls on the path whose result is
 // off the walk: a user record of results only, hanging off the path, all
 // of whose results answer calls on the path that have none yet.
 func (w *pathWalk) pullResults() {
-	calls, answered := map[string]bool{}, map[string]bool{}
-	for i := range w.nodes.len() {
-		if !w.in[i] {
-			continue
-		}
-		for _, b := range w.nodes.at(i).blocks {
-			switch b.Kind {
-			case transcript.BlockToolUse:
-				calls[b.ToolID] = true
-			case transcript.BlockToolResult:
-				answered[b.ToolID] = true
-			}
-		}
-	}
+	// The calls and results on the path, listed at the first record off it
+	// that may be pulled (before any record is pulled).
+	var calls, answered map[string]bool
 	for i := range w.nodes.len() {
 		nd := w.nodes.at(i)
 		if w.in[i] || nd.kind != nodeUser || nd.sidechain != w.side || len(nd.blocks) == 0 {
@@ -406,6 +409,9 @@ func (w *pathWalk) pullResults() {
 		}
 		if p, ok := w.index[nd.parent]; !ok || !w.in[p] {
 			continue
+		}
+		if calls == nil {
+			calls, answered = w.pathToolIDs()
 		}
 		pull := true
 		for _, b := range nd.blocks {
@@ -421,6 +427,26 @@ func (w *pathWalk) pullResults() {
 			}
 		}
 	}
+}
+
+// pathToolIDs returns the ids of the tool uses and of the tool results on
+// the path.
+func (w *pathWalk) pathToolIDs() (calls, answered map[string]bool) {
+	calls, answered = map[string]bool{}, map[string]bool{}
+	for i := range w.nodes.len() {
+		if !w.in[i] {
+			continue
+		}
+		for _, b := range w.nodes.at(i).blocks {
+			switch b.Kind {
+			case transcript.BlockToolUse:
+				calls[b.ToolID] = true
+			case transcript.BlockToolResult:
+				answered[b.ToolID] = true
+			}
+		}
+	}
+	return calls, answered
 }
 
 // pathOf lists the indices set in in.

@@ -23,7 +23,9 @@ func fuzzRead(t *testing.T, name string, data []byte) []*transcript.Transcript {
 	read := func() []*transcript.Transcript {
 		var out []*transcript.Transcript
 		src := &Source{Path: "fuzz/input.json", R: bufio.NewReaderSize(bytes.NewReader(data), sniffSize)}
-		if err := f.Read(src, func(tr *transcript.Transcript) error {
+		// As ReadFile reads: the lines eachLine skipped for a limit (too
+		// long, too deep) are folded into the transcripts as bad records.
+		if err := readSource(src, f, func(tr *transcript.Transcript) error {
 			out = append(out, tr)
 			return nil
 		}); err != nil {
