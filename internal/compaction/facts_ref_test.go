@@ -580,3 +580,50 @@ func FuzzIndexFactsMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+// refHasWordCue is hasWordCue as it was: the text lower-cased by
+// strings.ToLower, then a search per cue, at the start or after a space.
+func refHasWordCue(pre, s, post string) bool {
+	l := pre + strings.ToLower(s) + post
+	for _, cue := range constraintCues {
+		if strings.HasPrefix(l, cue) || strings.Contains(l, " "+cue) {
+			return true
+		}
+	}
+	return false
+}
+
+// cueCases are texts for hasWordCue: cues at the start, after a space, glued
+// to a word, at the end (where post supplies their space), in capitals, and
+// with the two runes ToLower turns into ASCII letters.
+var cueCases = []string{
+	"", "don't", "Don't touch it", "xdon't touch", "please never", "NEVER", " never", "nevermore",
+	"you MUST run", "mustard", "make  sure", "make sure", "ma\u212ae sure it works", "\u0130nstead of this",
+	"only", "onlyuse", "it should not", "shouldn't", "with out", "without", "\talways", "a\u00a0always",
+	"avoid", "do not", "do  not", "dont", "ÀÉÎ always Ü", "\xff\xfe must do", "do", "d", "  ",
+}
+
+func TestHasWordCueMatchesReference(t *testing.T) {
+	var c cueText
+	for _, s := range cueCases {
+		for _, pp := range [][2]string{{"", " "}, {" ", " "}, {"", ""}} {
+			if got, want := c.hasWordCue(pp[0], s, pp[1]), refHasWordCue(pp[0], s, pp[1]); got != want {
+				t.Errorf("hasWordCue(%q, %q, %q) = %v, want %v", pp[0], s, pp[1], got, want)
+			}
+		}
+	}
+}
+
+func FuzzHasWordCue(f *testing.F) {
+	for _, s := range cueCases {
+		f.Add(s)
+	}
+	var c cueText
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, pp := range [][2]string{{"", " "}, {" ", " "}, {"", ""}} {
+			if got, want := c.hasWordCue(pp[0], s, pp[1]), refHasWordCue(pp[0], s, pp[1]); got != want {
+				t.Fatalf("hasWordCue(%q, %q, %q) = %v, want %v", pp[0], s, pp[1], got, want)
+			}
+		}
+	})
+}
