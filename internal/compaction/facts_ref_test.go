@@ -710,3 +710,27 @@ func TestMarkWrittenMatchesFreshExtractor(t *testing.T) {
 		}
 	})
 }
+
+// TestTextLenIsWrittenLength checks that textLen, which sizes the written
+// text, is the length writeText writes, placeholders left out.
+func TestTextLenIsWrittenLength(t *testing.T) {
+	check := func(t *testing.T, m *transcript.Message) {
+		t.Helper()
+		var b strings.Builder
+		writeText(&b, m)
+		if n := textLen(m); n != b.Len() {
+			t.Fatalf("textLen = %d, writeText wrote %d bytes", n, b.Len())
+		}
+	}
+	check(t, &transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: "héllo"},
+		{Kind: transcript.BlockToolUse, Input: `{"command":"ls"}`, Command: "ls"},
+		{Kind: transcript.BlockToolResult, Text: "[masked]", InjectedKind: placeholderMasked},
+		{Kind: transcript.BlockToolResult, Text: "out"}, {Kind: transcript.BlockImage}}})
+	t.Run("real corpus", func(t *testing.T) {
+		for _, tr := range realTranscripts(t, false) {
+			for i := range tr.Messages {
+				check(t, &tr.Messages[i])
+			}
+		}
+	})
+}

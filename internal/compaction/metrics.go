@@ -510,7 +510,16 @@ func (sc *measureScratch) changedFile(id int32) {
 func (m *measurement) written() string {
 	if !m.textDone {
 		m.textDone = true
+		// Sized first: growing the builder by doubling allocated about
+		// twice the text.
+		n := 0
+		for i := range m.s.Ctx {
+			if it := &m.s.Ctx[i]; it.Orig < 0 || it.Modified {
+				n += textLen(it.Msg)
+			}
+		}
 		var b strings.Builder
+		b.Grow(n)
 		for i := range m.s.Ctx {
 			if it := &m.s.Ctx[i]; it.Orig < 0 || it.Modified {
 				writeText(&b, it.Msg)
@@ -718,6 +727,25 @@ func appendCollapsed(b []byte, s string) []byte {
 
 // asciiSpace marks the ASCII bytes unicode.IsSpace reports as space.
 var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// textLen is the length of what writeText writes of a message.
+func textLen(m *transcript.Message) int {
+	n := 0
+	for i := range m.Blocks {
+		bl := &m.Blocks[i]
+		if bl.Kind == transcript.BlockToolResult && isPlaceholder(bl) {
+			continue
+		}
+		switch bl.Kind {
+		case transcript.BlockToolUse:
+			n += len(bl.Input) + len(bl.Command)
+		default:
+			n += len(bl.Text)
+		}
+		n++
+	}
+	return n
+}
 
 // writeText appends a message's visible text to b, without the
 // placeholders strategies put in place of outputs (they hold no facts).
