@@ -119,8 +119,8 @@ type factMarks struct {
 // reuse gives a new Sim the arrays a previous replay of the transcript left
 // (strategies replay one transcript in turn), emptied.
 func (s *Sim) reuse() {
-	if fm := s.Shared.marks; fm != nil {
-		s.Shared.marks = nil
+	if fm := s.Shared.marks; fm.stamp != 0 {
+		s.Shared.marks = factMarks{}
 		s.sc.fact, s.sc.file, s.sc.written, s.sc.stamp = fm.fact, fm.file, fm.written, fm.stamp
 	}
 	if p := s.Shared.pool; p != nil {
@@ -141,7 +141,7 @@ func (s *Sim) reuse() {
 // (which overwrites them: the finished Sim's context is valid until then).
 func (s *Sim) release() {
 	s.Shared.pool = &[2]simArrays{{s.Ctx, s.tok, s.think, s.cumTok, s.cumThink}, s.spare}
-	s.Shared.marks = &factMarks{s.sc.fact, s.sc.file, s.sc.written, s.sc.stamp}
+	s.Shared.marks = factMarks{s.sc.fact, s.sc.file, s.sc.written, s.sc.stamp}
 }
 
 // Shared holds what every strategy's replay of one transcript reads: the
@@ -191,8 +191,8 @@ type Shared struct {
 	// pool holds the arrays of the last finished replay (Sim.reuse).
 	pool *[2]simArrays
 	// marks holds the fact marks of the last finished replay's measures
-	// (Sim.reuse).
-	marks *factMarks
+	// (Sim.reuse); none when its stamp is 0.
+	marks factMarks
 	// collapsed is intentKept's buffer for the written text, spaces
 	// collapsed.
 	collapsed []byte
