@@ -150,6 +150,12 @@ type Evaluation struct {
 	blind []int16
 	// ctx is shared by the evaluations of one Suite.Evaluate call.
 	ctx *contexts
+	// desc caches, by turn, the description of the rule that fired there
+	// (fired), filled on first use: a replay asks for the anchors of
+	// overlapping windows at every compaction.
+	desc []string
+	// descDone marks the turns whose desc is filled.
+	descDone []bool
 }
 
 // Len is the number of turns evaluated.
@@ -180,10 +186,27 @@ func (e *Evaluation) Anchors(from, to int) []Anchor {
 		t := &e.turns[i]
 		out = append(out, Anchor{
 			Turn: i - from, Type: rule.Type, Rule: rule.Name, Weight: rule.Weight, Confidence: rule.Confidence,
-			Description: describe(rule.Description, t), Timestamp: t.Timestamp,
+			Description: e.describe(i, r), Timestamp: t.Timestamp,
 		})
 	}
 	return out
+}
+
+// describe is rule r's description on turn i, cached when r is the rule
+// that fired there (the blind rule of a window's last turn is described
+// afresh).
+func (e *Evaluation) describe(i int, r int16) string {
+	rule := e.Set.Rules[r]
+	if r != e.fired[i] || !strings.Contains(rule.Description, "{files}") {
+		return describe(rule.Description, &e.turns[i])
+	}
+	if e.desc == nil {
+		e.desc, e.descDone = make([]string, len(e.turns)), make([]bool, len(e.turns))
+	}
+	if !e.descDone[i] {
+		e.desc[i], e.descDone[i] = describe(rule.Description, &e.turns[i]), true
+	}
+	return e.desc[i]
 }
 
 // Flow builds the ConversationFlow of turns[from:to] (docs/strategies.md): the

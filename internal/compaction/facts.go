@@ -508,14 +508,12 @@ func (ex *extractor) constraints(text string) {
 	}
 }
 
-// constraintCueBytes and spacedConstraintCues are constraintCues as bytes,
-// alone and after a space.
-var constraintCueBytes, spacedConstraintCues = func() (plain, spaced [][]byte) {
+// constraintCueBytes are constraintCues as bytes.
+var constraintCueBytes = func() (plain [][]byte) {
 	for _, c := range constraintCues {
 		plain = append(plain, []byte(c))
-		spaced = append(spaced, []byte(" "+c))
 	}
-	return plain, spaced
+	return plain
 }()
 
 // cueText lower-cases sentences for cue lookups into a reused buffer. The
@@ -545,16 +543,33 @@ func (c *cueText) lower(pre, s, post string) []byte {
 }
 
 // hasWordCue reports whether pre + s lower-cased + post starts with a
-// constraint cue or has one after a space.
+// constraint cue or has one after a space. One pass looks at each word's
+// start (the text's start and every byte after a space) and tries only the
+// cues that begin with its byte, where a search per cue would stop at
+// every space of the text for each of them.
 func (c *cueText) hasWordCue(pre, s, post string) bool {
 	l := c.lower(pre, s, post)
-	for i, cue := range constraintCueBytes {
-		if bytes.HasPrefix(l, cue) || bytes.Contains(l, spacedConstraintCues[i]) {
-			return true
+	start := true
+	for i, ch := range l {
+		if start {
+			for _, cue := range cuesByFirst[ch] {
+				if bytes.HasPrefix(l[i:], cue) {
+					return true
+				}
+			}
 		}
+		start = ch == ' '
 	}
 	return false
 }
+
+// cuesByFirst lists constraintCueBytes by their first byte.
+var cuesByFirst = func() (t [256][][]byte) {
+	for _, cue := range constraintCueBytes {
+		t[cue[0]] = append(t[cue[0]], cue)
+	}
+	return t
+}()
 
 // sentences splits text at . ! ? and newlines, trimmed, non-empty.
 func sentences(text string) []string { return appendSentences(nil, text) }

@@ -580,3 +580,157 @@ func FuzzIndexFactsMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+// refHasWordCue is hasWordCue as it was: the text lower-cased by
+// strings.ToLower, then a search per cue, at the start or after a space.
+func refHasWordCue(pre, s, post string) bool {
+	l := pre + strings.ToLower(s) + post
+	for _, cue := range constraintCues {
+		if strings.HasPrefix(l, cue) || strings.Contains(l, " "+cue) {
+			return true
+		}
+	}
+	return false
+}
+
+// cueCases are texts for hasWordCue: cues at the start, after a space, glued
+// to a word, at the end (where post supplies their space), in capitals, and
+// with the two runes ToLower turns into ASCII letters.
+var cueCases = []string{
+	"", "don't", "Don't touch it", "xdon't touch", "please never", "NEVER", " never", "nevermore",
+	"you MUST run", "mustard", "make  sure", "make sure", "ma\u212ae sure it works", "\u0130nstead of this",
+	"only", "onlyuse", "it should not", "shouldn't", "with out", "without", "\talways", "a\u00a0always",
+	"avoid", "do not", "do  not", "dont", "ÀÉÎ always Ü", "\xff\xfe must do", "do", "d", "  ",
+}
+
+func TestHasWordCueMatchesReference(t *testing.T) {
+	var c cueText
+	for _, s := range cueCases {
+		for _, pp := range [][2]string{{"", " "}, {" ", " "}, {"", ""}} {
+			if got, want := c.hasWordCue(pp[0], s, pp[1]), refHasWordCue(pp[0], s, pp[1]); got != want {
+				t.Errorf("hasWordCue(%q, %q, %q) = %v, want %v", pp[0], s, pp[1], got, want)
+			}
+		}
+	}
+}
+
+func FuzzHasWordCue(f *testing.F) {
+	for _, s := range cueCases {
+		f.Add(s)
+	}
+	var c cueText
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, pp := range [][2]string{{"", " "}, {" ", " "}, {"", ""}} {
+			if got, want := c.hasWordCue(pp[0], s, pp[1]), refHasWordCue(pp[0], s, pp[1]); got != want {
+				t.Fatalf("hasWordCue(%q, %q, %q) = %v, want %v", pp[0], s, pp[1], got, want)
+			}
+		}
+	})
+}
+
+// TestDropExtractedMatchesFreshExtractor checks dropExtracted (one
+// extractor kept by the scratch, facts handed straight to drop) against
+// what dropFactsOf did before: a fresh extractor per message, its
+// deduplicated list interned and dropped in order. Messages are dropped in
+// groups, as compactions do, so a fact repeated across a group's messages
+// and the stamps between groups count.
+func TestDropExtractedMatchesFreshExtractor(t *testing.T) {
+	check := func(t *testing.T, tr *transcript.Transcript) {
+		t.Helper()
+		// The index holds the first half's facts: the second half's new
+		// facts are interned as they are dropped.
+		half := &transcript.Transcript{Messages: tr.Messages[:len(tr.Messages)/2]}
+		got, want := IndexFacts(half), IndexFacts(half)
+		var sc, ref measureScratch
+		for start := 0; start < len(tr.Messages); start += 7 {
+			sc.stamp++
+			ref.stamp++
+			sc.dropped, ref.dropped = sc.dropped[:0], ref.dropped[:0]
+			for i := start; i < min(start+7, len(tr.Messages)); i++ {
+				m := &tr.Messages[i]
+				sc.dropExtracted(got, m)
+				var ex extractor
+				for _, f := range ex.message(m) {
+					ref.drop(want.intern(f))
+				}
+			}
+			if !slices.Equal(sc.dropped, ref.dropped) {
+				t.Fatalf("%s: messages %d…: dropped %v, want %v", tr.Path, start, sc.dropped, ref.dropped)
+			}
+		}
+		if d := sameIndex(got, want); d != "" {
+			t.Fatalf("%s: after the drops, %s differ", tr.Path, d)
+		}
+	}
+	var msgs []transcript.Message
+	for _, text := range []string{"see src/main.go:42 and parseConfig", "parseConfig src/new.go never use eval.",
+		"Error: src/main.go failed\nparseConfig", "https://x.io/a?b. https://x.io/a?b", "get_user get_user.go ./b ./b"} {
+		msgs = append(msgs, textMessages(text)...)
+	}
+	check(t, &transcript.Transcript{Path: "small", Messages: msgs})
+	t.Run("real corpus", func(t *testing.T) {
+		for _, tr := range realTranscripts(t, false) {
+			check(t, tr)
+		}
+	})
+}
+
+// TestMarkWrittenMatchesFreshExtractor checks markWritten (the scratch's
+// extractor, every fact found marked) against what inWritten did before: a
+// fresh extractor's deduplicated list, each indexed fact marked.
+func TestMarkWrittenMatchesFreshExtractor(t *testing.T) {
+	check := func(t *testing.T, tr *transcript.Transcript) {
+		t.Helper()
+		ix := IndexFacts(&transcript.Transcript{Messages: tr.Messages[:len(tr.Messages)/2]})
+		var sc measureScratch
+		ref := make([]uint32, len(ix.facts))
+		for i := range tr.Messages {
+			var b strings.Builder
+			writeText(&b, &tr.Messages[i])
+			text := b.String()
+			sc.stamp++
+			sc.written = make([]uint32, len(ix.facts))
+			sc.markWritten(ix, text)
+			clear(ref)
+			var wx extractor
+			for _, wf := range wx.message(&transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: text}}}) {
+				if wid, ok := ix.ids[wf.Kind][wf.Text]; ok {
+					ref[wid] = sc.stamp
+				}
+			}
+			if !slices.Equal(sc.written, ref) {
+				t.Fatalf("%s: message %d: marks differ", tr.Path, i)
+			}
+		}
+	}
+	check(t, &transcript.Transcript{Path: "small", Messages: textMessages("see src/main.go:42 and parseConfig\nparseConfig src/new.go")})
+	t.Run("real corpus", func(t *testing.T) {
+		for _, tr := range realTranscripts(t, false) {
+			check(t, tr)
+		}
+	})
+}
+
+// TestTextLenIsWrittenLength checks that textLen, which sizes the written
+// text, is the length writeText writes, placeholders left out.
+func TestTextLenIsWrittenLength(t *testing.T) {
+	check := func(t *testing.T, m *transcript.Message) {
+		t.Helper()
+		var b strings.Builder
+		writeText(&b, m)
+		if n := textLen(m); n != b.Len() {
+			t.Fatalf("textLen = %d, writeText wrote %d bytes", n, b.Len())
+		}
+	}
+	check(t, &transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: "héllo"},
+		{Kind: transcript.BlockToolUse, Input: `{"command":"ls"}`, Command: "ls"},
+		{Kind: transcript.BlockToolResult, Text: "[masked]", InjectedKind: placeholderMasked},
+		{Kind: transcript.BlockToolResult, Text: "out"}, {Kind: transcript.BlockImage}}})
+	t.Run("real corpus", func(t *testing.T) {
+		for _, tr := range realTranscripts(t, false) {
+			for i := range tr.Messages {
+				check(t, &tr.Messages[i])
+			}
+		}
+	})
+}

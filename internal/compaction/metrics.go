@@ -115,6 +115,11 @@ type measureScratch struct {
 	files []int32
 	open  map[string]bool
 	inc   incState
+	// dropEx extracts the facts of dropped written or modified messages
+	// into dropped, interning them in dropIx (dropExtracted); writtenEx
+	// marks the facts of written text in written (markWritten).
+	dropEx, writtenEx extractor
+	dropIx            *FactIndex
 }
 
 // stampedPos is a position in the context, valid when stamp is the
@@ -460,11 +465,22 @@ func (m *measurement) dropFactsOf(it *Item) {
 		}
 	case m.unchanged(it): // a written or modified message still there as it was
 	default:
-		var ex extractor
-		for _, f := range ex.message(it.Msg) {
-			m.sc.drop(ix.intern(f))
-		}
+		m.sc.dropExtracted(ix, it.Msg)
 	}
+}
+
+// dropExtracted adds the facts of a written or modified message, extracted
+// now, to the dropped facts. Its extractor is the scratch's, kept between
+// calls, and hands every fact found straight to drop (which dedupes by id,
+// in first-seen order, as the extractor's own list would): no map or list
+// made per message.
+func (sc *measureScratch) dropExtracted(ix *FactIndex, msg *transcript.Message) {
+	if sc.dropEx.emit == nil {
+		sc.dropEx.emit = func(f Fact) { sc.drop(sc.dropIx.intern(f)) }
+	}
+	sc.dropIx = ix
+	sc.dropEx.message(msg)
+	sc.dropIx = nil
 }
 
 // drop adds a fact id to the dropped facts, once.
@@ -494,7 +510,16 @@ func (sc *measureScratch) changedFile(id int32) {
 func (m *measurement) written() string {
 	if !m.textDone {
 		m.textDone = true
+		// Sized first: growing the builder by doubling allocated about
+		// twice the text.
+		n := 0
+		for i := range m.s.Ctx {
+			if it := &m.s.Ctx[i]; it.Orig < 0 || it.Modified {
+				n += textLen(it.Msg)
+			}
+		}
 		var b strings.Builder
+		b.Grow(n)
 		for i := range m.s.Ctx {
 			if it := &m.s.Ctx[i]; it.Orig < 0 || it.Modified {
 				writeText(&b, it.Msg)
@@ -530,14 +555,26 @@ func (m *measurement) inWritten(id int32) bool {
 		if len(sc.written) < len(ix.facts) {
 			sc.written = make([]uint32, len(ix.facts)*5/4+64)
 		}
-		var wx extractor
-		for _, wf := range wx.message(&transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: m.written()}}}) {
-			if wid, ok := ix.ids[wf.Kind][wf.Text]; ok {
-				sc.written[wid] = sc.stamp
+		sc.markWritten(ix, m.written())
+	}
+	return int(id) < len(sc.written) && sc.written[id] == sc.stamp
+}
+
+// markWritten marks, in written, the indexed word facts of the text a
+// strategy wrote. Its extractor is the scratch's, kept between calls, and
+// hands every fact found (repeats too: marking is idempotent) straight to
+// the marking.
+func (sc *measureScratch) markWritten(ix *FactIndex, text string) {
+	if sc.writtenEx.emit == nil {
+		sc.writtenEx.emit = func(f Fact) {
+			if id, ok := sc.dropIx.ids[f.Kind][f.Text]; ok {
+				sc.written[id] = sc.stamp
 			}
 		}
 	}
-	return int(id) < len(sc.written) && sc.written[id] == sc.stamp
+	sc.dropIx = ix
+	sc.writtenEx.message(&transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: text}}})
+	sc.dropIx = nil
 }
 
 // held reports whether the context after holds a fact: a verbatim recorded
@@ -690,6 +727,25 @@ func appendCollapsed(b []byte, s string) []byte {
 
 // asciiSpace marks the ASCII bytes unicode.IsSpace reports as space.
 var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// textLen is the length of what writeText writes of a message.
+func textLen(m *transcript.Message) int {
+	n := 0
+	for i := range m.Blocks {
+		bl := &m.Blocks[i]
+		if bl.Kind == transcript.BlockToolResult && isPlaceholder(bl) {
+			continue
+		}
+		switch bl.Kind {
+		case transcript.BlockToolUse:
+			n += len(bl.Input) + len(bl.Command)
+		default:
+			n += len(bl.Text)
+		}
+		n++
+	}
+	return n
+}
 
 // writeText appends a message's visible text to b, without the
 // placeholders strategies put in place of outputs (they hold no facts).

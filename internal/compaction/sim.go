@@ -106,9 +106,23 @@ type simArrays struct {
 	tok, think, cumTok, cumThink []int
 }
 
+// factMarks are a measure scratch's marks by fact id (fact, file, written)
+// and the stamp they were made with. Fact ids are the transcript's (its
+// FactIndex), so the next replay's measures can take the arrays over as they
+// are: its stamps continue from stamp, and no older mark equals a newer
+// stamp.
+type factMarks struct {
+	fact, file, written []uint32
+	stamp               uint32
+}
+
 // reuse gives a new Sim the arrays a previous replay of the transcript left
 // (strategies replay one transcript in turn), emptied.
 func (s *Sim) reuse() {
+	if fm := s.Shared.marks; fm.stamp != 0 {
+		s.Shared.marks = factMarks{}
+		s.sc.fact, s.sc.file, s.sc.written, s.sc.stamp = fm.fact, fm.file, fm.written, fm.stamp
+	}
 	if p := s.Shared.pool; p != nil {
 		s.Shared.pool = nil
 		s.Ctx, s.tok, s.think, s.cumTok, s.cumThink = p[0].ctx[:0], p[0].tok[:0], p[0].think[:0], p[0].cumTok[:0], p[0].cumThink[:0]
@@ -127,6 +141,7 @@ func (s *Sim) reuse() {
 // (which overwrites them: the finished Sim's context is valid until then).
 func (s *Sim) release() {
 	s.Shared.pool = &[2]simArrays{{s.Ctx, s.tok, s.think, s.cumTok, s.cumThink}, s.spare}
+	s.Shared.marks = factMarks{s.sc.fact, s.sc.file, s.sc.written, s.sc.stamp}
 }
 
 // Shared holds what every strategy's replay of one transcript reads: the
@@ -175,6 +190,9 @@ type Shared struct {
 	auxCounts map[Ruler][]int32
 	// pool holds the arrays of the last finished replay (Sim.reuse).
 	pool *[2]simArrays
+	// marks holds the fact marks of the last finished replay's measures
+	// (Sim.reuse); none when its stamp is 0.
+	marks factMarks
 	// collapsed is intentKept's buffer for the written text, spaces
 	// collapsed.
 	collapsed []byte
