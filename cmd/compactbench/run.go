@@ -345,10 +345,7 @@ func (j *runJob) process(ctx context.Context, stderr io.Writer) error {
 		}
 		return j.emit(i, rs)
 	}
-	// Large files start early (within the window), so that no worker is
-	// left idle behind one; the results are still written in path order.
-	size := func(i int) int64 { return j.files[i].Size }
-	if err := loader.OrderedBySize(ctx, len(j.files), opts.Jobs, size, work, emit); err != nil {
+	if err := j.schedule(ctx, work, emit); err != nil {
 		return err
 	}
 	if bar != nil {
@@ -356,6 +353,20 @@ func (j *runJob) process(ctx context.Context, stderr io.Writer) error {
 	}
 	j.cache.warnCorrupt(stderr)
 	return nil
+}
+
+// schedule runs work over the files and emits their results in path order.
+// Large files start early (within the window), so that no worker is left
+// idle behind one. With a model budget, though, the order files are analysed
+// in decides which events the budget buys summaries for, so the files start
+// in path order: at -j 1 the budget is then spent in path order, as the
+// README says.
+func (j *runJob) schedule(ctx context.Context, work func(context.Context, int) ([]*analysis.Result, error), emit func(int, []*analysis.Result) error) error {
+	if l := j.opts.LLM; l != nil && (l.Options.BudgetTokens > 0 || l.Options.BudgetUSD > 0) {
+		return loader.Ordered(ctx, len(j.files), j.opts.Jobs, work, emit)
+	}
+	size := func(i int) int64 { return j.files[i].Size }
+	return loader.OrderedBySize(ctx, len(j.files), j.opts.Jobs, size, work, emit)
 }
 
 // emit writes file i's results.

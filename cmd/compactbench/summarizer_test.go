@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -142,5 +143,49 @@ func TestSummarizerUsageErrors(t *testing.T) {
 				t.Error("work was done before the error")
 			}
 		})
+	}
+}
+
+// TestBudgetSpentInPathOrder: at -j 1 a model budget buys summaries for the
+// events of the first files in path order, whatever the files' sizes: the
+// budgeted run's summaries are the first rows of the same run without a
+// budget. (Starting large files first, which run does without a budget,
+// spent it on other files.)
+func TestBudgetSpentInPathOrder(t *testing.T) {
+	srv, _ := fakeAnthropic(t)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-test")
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	if code, _, errs := runCLI(t, "gen", "--sessions", "30", "--seed", "7", "--quiet", corpus); code != 0 {
+		t.Fatalf("gen: %s", errs)
+	}
+	run := func(out string, budget ...string) []map[string]string {
+		args := append([]string{"run", "-q", "--no-progress", "-j", "1", "--format", "csv", "--window", "20000",
+			"--strategies", "structured", "--summarizer", "anthropic", "--llm-url", srv.URL, "--llm-cache", "off",
+			"--llm-concurrency", "1", "-o", out}, budget...)
+		if code, _, errs := runCLI(t, append(args, corpus)...); code != 0 {
+			t.Fatalf("run %v: %s", budget, errs)
+		}
+		return readCSV(t, filepath.Join(out, "summaries.csv"))
+	}
+	all := run(filepath.Join(dir, "all"))
+	if len(all) < 8 {
+		t.Fatalf("only %d summaries without a budget; the case needs more", len(all))
+	}
+	// 930 tokens a reply: a budget for about half of them.
+	var some []map[string]string // the events the model summarized
+	for _, r := range run(filepath.Join(dir, "some"), "--llm-budget", strconv.Itoa(930*len(all)/2)) {
+		if r["summary_source"] == "llm" {
+			some = append(some, r)
+		}
+	}
+	if len(some) == 0 || len(some) >= len(all) {
+		t.Fatalf("%d of %d summaries under the budget", len(some), len(all))
+	}
+	for i, r := range some {
+		if r["path"] != all[i]["path"] || r["round"] != all[i]["round"] {
+			t.Fatalf("budgeted summary %d is %s round %s; in path order it is %s round %s", i,
+				r["path"], r["round"], all[i]["path"], all[i]["round"])
+		}
 	}
 }
