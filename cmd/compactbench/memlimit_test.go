@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 func TestMemLimitFor(t *testing.T) {
@@ -61,4 +62,32 @@ func TestMemLimitSetAndRestored(t *testing.T) {
 		t.Fatalf("with GOMEMLIMIT set the limit = %d, want %d untouched", got, prev)
 	}
 	m.stop()
+}
+
+// TestMemLimitRisesWithoutFiles: the limit follows the live heap on its
+// ticker too, so one large file whose live heap passes the floor before any
+// file is written is not collected continuously meanwhile.
+func TestMemLimitRisesWithoutFiles(t *testing.T) {
+	prev := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(prev)
+	if v, set := os.LookupEnv("GOMEMLIMIT"); set {
+		t.Setenv("GOMEMLIMIT", v)
+		os.Unsetenv("GOMEMLIMIT")
+	}
+	m := startMemLimit()
+	keep := make([]byte, 200<<20)
+	runtime.GC()
+	deadline := time.Now().Add(5 * time.Second)
+	for debug.SetMemoryLimit(-1) < 300<<20 && time.Now().Before(deadline) {
+		time.Sleep(memLimitTick)
+	}
+	got := debug.SetMemoryLimit(-1)
+	keep[len(keep)-1] = 1
+	m.stop()
+	if got < 300<<20 {
+		t.Fatalf("limit with 200 MiB live and no file written = %d, want at least 300 MiB", got)
+	}
+	if now := debug.SetMemoryLimit(-1); now != prev {
+		t.Fatalf("limit after the run = %d, want %d restored", now, prev)
+	}
 }
