@@ -202,7 +202,8 @@ func newRunJob(opts runOptions) *runJob {
 // open starts the output set (and the shard file) on a goroutine of its
 // own, which the first emit waits for (ready), so that the workers start
 // on the first files meanwhile. The result cache, which the workers read,
-// is opened first.
+// is opened first. With a model summarizer the set is opened before any
+// work, so that a bad -o stops the run before it pays for a request.
 func (j *runJob) open(stderr io.Writer) error {
 	opts := j.opts
 	if lp := opts.LabelProblems; len(lp) > 0 {
@@ -218,6 +219,9 @@ func (j *runJob) open(stderr io.Writer) error {
 			}
 			return err
 		}
+	}
+	if opts.LLM != nil { // model requests cost money: fail on the output set before any
+		return j.openSet(meta, settings)
 	}
 	j.opened = make(chan struct{})
 	go func() {

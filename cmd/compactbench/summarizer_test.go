@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // fakeAnthropic is a real Messages API server on loopback that answers
@@ -187,5 +188,32 @@ func TestBudgetSpentInPathOrder(t *testing.T) {
 			t.Fatalf("budgeted summary %d is %s round %s; in path order it is %s round %s", i,
 				r["path"], r["round"], all[i]["path"], all[i]["round"])
 		}
+	}
+}
+
+// TestBadOutputStopsBeforeModelRequests: with a model summarizer, an output
+// set that fails to open (here -o becomes a file after the flags were
+// checked, and the open is slow) stops the run before any request is paid
+// for; without one, the set opens beside the first files.
+func TestBadOutputStopsBeforeModelRequests(t *testing.T) {
+	srv, hits := fakeAnthropic(t)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-test")
+	t.Cleanup(func() { testHook.Store(nil) })
+	out := filepath.Join(t.TempDir(), "out")
+	setHook(func(stage, path string) {
+		if stage == "open" {
+			time.Sleep(300 * time.Millisecond) // time for the workers to ask, were they started
+			if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+				panic(err)
+			}
+		}
+	})
+	code, _, stderr := runCLI(t, "run", "-q", "--no-progress", "-j", "1", "--window", "3000", "--strategies", "structured",
+		"--summarizer", "anthropic", "--llm-url", srv.URL, "--llm-cache", "off", "-o", out, seeds)
+	if code == exitOK || !strings.Contains(stderr, "not a directory") {
+		t.Fatalf("output set failing to open: exit %d, stderr %.300q", code, stderr)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d model requests sent before the output error", n)
 	}
 }
