@@ -937,7 +937,7 @@ func (f *ccFile) toolUse(b *transcript.Block, it *fastjson.Value) {
 		return
 	}
 	start := len(f.strs.scratch)
-	f.strs.scratch = marshal(f.strs.scratch, in)
+	f.strs.scratch = renderJSON(f.strs.scratch, in)
 	f.strs.addText(&b.Input, f.strs.scratch[start:])
 	if in.Type() != fastjson.TypeObject {
 		return
@@ -995,7 +995,7 @@ func (f *ccFile) resultContent(b *transcript.Block, c *fastjson.Value) {
 	case fastjson.TypeNull:
 	default:
 		start := len(f.strs.scratch)
-		f.strs.scratch = marshal(f.strs.scratch, c)
+		f.strs.scratch = renderJSON(f.strs.scratch, c)
 		f.strs.addText(&b.Text, f.strs.scratch[start:])
 	}
 }
