@@ -187,7 +187,7 @@ var cargoTest = &runner{
 		var b strings.Builder
 		b.WriteString("   Compiling " + p.name + " v0.4.2 (" + p.root + ")\n")
 		b.WriteString("    Finished `test` profile [unoptimized + debuginfo] target(s) in " + secs(r, 800, 30000) + "s\n")
-		b.WriteString("     Running unittests src/lib.rs (target/debug/deps/" + strings.ReplaceAll(p.name, "-", "_") + "-" + cut(r, hexPool, 16) + ")\n\n")
+		b.WriteString("     Running unittests src/lib.rs (target/debug/deps/" + strings.ReplaceAll(p.name, "-", "_") + "-" + cut(r, hexPool(), 16) + ")\n\n")
 		b.WriteString("running " + itoa(len(tests)) + " tests\n")
 		for _, t := range tests {
 			if bad != nil && t == *bad {
@@ -349,7 +349,7 @@ func init() {
 		}},
 		{cmd: "npm run build", exit: 1, ok: func(r *rand.Rand, p *project) string {
 			return "\n> " + p.name + "@1." + itoa(between(r, 0, 9)) + ".0 build\n> vite build\n\nvite v5.4.2 building for production...\n✓ " + itoa(between(r, 40, 900)) +
-				" modules transformed.\ndist/index.html                   0.46 kB │ gzip:  0.30 kB\ndist/assets/index-" + cut(r, hexPool, 8) + ".js  " + itoa(between(r, 40, 400)) + ".31 kB │ gzip: 45.80 kB\n✓ built in " + secs(r, 500, 9000) + "s\n"
+				" modules transformed.\ndist/index.html                   0.46 kB │ gzip:  0.30 kB\ndist/assets/index-" + cut(r, hexPool(), 8) + ".js  " + itoa(between(r, 40, 400)) + ".31 kB │ gzip: 45.80 kB\n✓ built in " + secs(r, 500, 9000) + "s\n"
 		}, fail: func(r *rand.Rand, p *project, path string, line int, ident string) string {
 			return "\n> " + p.name + "@1.2.0 build\n> vite build\n\nvite v5.4.2 building for production...\n✓ 12 modules transformed.\nerror during build:\n" + path + " (" + itoa(line) + ":9): \"" + ident + "\" is not exported by \"src/index.ts\"\n"
 		}},

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // pick returns a random element of xs.
@@ -169,10 +170,15 @@ func prose(r *rand.Rand, n int, kv ...string) string {
 }
 
 // Pools of random-looking text: signatures and hashes are cut from them
-// instead of drawn character by character.
+// instead of drawn character by character. They are made on first use, not
+// when the package is initialised: every command of the binary imports gen,
+// and only gen uses them (64 KiB drawn one byte at a time cost a run ~1 ms
+// of start-up).
 var (
-	b64Pool = makePool(1<<16, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-	hexPool = makePool(1<<12, hexDigits)
+	b64Pool = sync.OnceValue(func() string {
+		return makePool(1<<16, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+	})
+	hexPool = sync.OnceValue(func() string { return makePool(1<<12, hexDigits) })
 )
 
 func makePool(n int, alphabet string) string {
@@ -194,7 +200,7 @@ func cut(r *rand.Rand, pool string, n int) string {
 }
 
 // signature returns a thinking signature of n characters.
-func signature(r *rand.Rand, n int) string { return "Er" + cut(r, b64Pool, n-2) }
+func signature(r *rand.Rand, n int) string { return "Er" + cut(r, b64Pool(), n-2) }
 
 // shortHash returns a 7-character commit-like hash.
-func shortHash(r *rand.Rand) string { return cut(r, hexPool, 7) }
+func shortHash(r *rand.Rand) string { return cut(r, hexPool(), 7) }

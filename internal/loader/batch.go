@@ -15,8 +15,9 @@ const windowPerWorker = 16
 // that emit needs no locking and output order never depends on scheduling.
 // Items start in index order; OrderedBySize starts large ones early.
 //
-// At most 16×workers items are in flight (started but not yet emitted), which
-// bounds memory by the window, not by n. The window is that wide so that one
+// At most 16×workers items are in flight (started but not yet handed to
+// emit), besides the one emit is writing, which bounds memory by the window,
+// not by n. The window is that wide so that one
 // slow item (a large file) does not stall the other workers after a few items
 // while its result blocks the emitter. The first error from work or emit
 // cancels the rest and is returned.
@@ -165,13 +166,17 @@ func emitInOrder[R any](results <-chan orderedItem[R], slots <-chan struct{}, wi
 				break
 			}
 			delete(pending, next)
+			// The slot is freed before emit, not after: emitting a large
+			// file's rows takes long enough (10-20 ms on the real corpus)
+			// that workers waiting for a slot meanwhile left a core idle.
+			// The item being emitted is then held besides the window's.
+			<-slots
 			if err := emit(next, r); err != nil {
 				emitErr = err
 				cancel()
 				break
 			}
 			next++
-			<-slots
 		}
 	}
 	return emitErr

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -147,6 +148,46 @@ func TestWalk(t *testing.T) {
 	}
 }
 
+// TestWalkSkipsOutputSets checks that a directory holding a compactbench
+// output set (a summary.json whose meta names compactbench) is not walked,
+// and that other directories, with another summary.json or none, are.
+func TestWalkSkipsOutputSets(t *testing.T) {
+	set := "{\n  \"schema_version\": 3,\n  \"meta\": {\n    \"tool\": \"compactbench\"\n  }\n}\n"
+	cases := []struct {
+		name    string
+		summary string // "" writes no summary.json
+		walked  bool
+	}{
+		{"output set", set, false},
+		{"other summary", `{"tool": "something else"}`, true},
+		{"summary.json as a directory", "dir", true},
+		{"no summary", "", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			sub := filepath.Join(dir, "out")
+			os.MkdirAll(sub, 0o755)
+			os.WriteFile(filepath.Join(sub, "s.jsonl"), []byte("{}\n"), 0o644)
+			switch c.summary {
+			case "":
+			case "dir":
+				os.MkdirAll(filepath.Join(sub, "summary.json"), 0o755)
+			default:
+				os.WriteFile(filepath.Join(sub, "summary.json"), []byte(c.summary), 0o644)
+			}
+			in, err := Walk([]string{dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			walked := slices.ContainsFunc(in.Files, func(f File) bool { return strings.HasSuffix(f.Path, "/out/s.jsonl") })
+			if walked != c.walked {
+				t.Errorf("files %v: walked = %v, want %v", in.Files, walked, c.walked)
+			}
+		})
+	}
+}
+
 // TestOrdered checks emission order under random completion order, the
 // bound on items in flight, and error propagation.
 func TestOrdered(t *testing.T) {
@@ -182,8 +223,10 @@ func TestOrdered(t *testing.T) {
 		if len(got) != 200 {
 			t.Fatalf("emitted %d items", len(got))
 		}
-		if p := peak.Load(); p > int64(windowPerWorker*workers) {
-			t.Errorf("workers=%d: %d items in flight, bound is %d", workers, p, windowPerWorker*workers)
+		// The window's items, and the one emit is writing (its slot is
+		// freed before emit is called).
+		if p := peak.Load(); p > int64(windowPerWorker*workers+1) {
+			t.Errorf("workers=%d: %d items in flight, bound is %d", workers, p, windowPerWorker*workers+1)
 		}
 	}
 	boom := errors.New("boom")
@@ -284,8 +327,37 @@ func TestOrderedBySize(t *testing.T) {
 		if next != n {
 			t.Errorf("workers=%d: emitted %d of %d", workers, next, n)
 		}
-		if p := peak.Load(); p > int64(windowPerWorker*workers) {
-			t.Errorf("workers=%d: %d items in flight, bound is %d", workers, p, windowPerWorker*workers)
+		if p := peak.Load(); p > int64(windowPerWorker*workers+1) {
+			t.Errorf("workers=%d: %d items in flight, bound is %d", workers, p, windowPerWorker*workers+1)
+		}
+	}
+}
+
+// TestOrderedWorksWhileEmitting checks that a worker starts the next item
+// while emit writes one: emit of item 0 waits until the item past a full
+// window has started. Had the slot been freed only after emit returned, the
+// window would stay full meanwhile and the run would stall.
+func TestOrderedWorksWhileEmitting(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		window := windowPerWorker * workers
+		started := make(chan struct{})
+		err := Ordered(context.Background(), window+1, workers, func(ctx context.Context, i int) (int, error) {
+			if i == window {
+				close(started)
+			}
+			return i, nil
+		}, func(i, _ int) error {
+			if i == 0 {
+				select {
+				case <-started:
+				case <-time.After(5 * time.Second):
+					return fmt.Errorf("workers=%d: item %d did not start while item 0 was emitted", workers, window)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
 		}
 	}
 }

@@ -168,12 +168,16 @@ func (w *walker) dir(p string, info os.FileInfo) {
 		return
 	}
 	w.seenDir[k] = true
-	if IsOutputSetDir(p) {
-		return
-	}
 	entries, err := os.ReadDir(p)
 	if err != nil {
-		w.add(p, nil, fmt.Sprintf("cannot read directory: %v", err))
+		if !IsOutputSetDir(p) { // a directory one may enter but not list
+			w.add(p, nil, fmt.Sprintf("cannot read directory: %v", err))
+		}
+		return
+	}
+	// Only a directory that lists a summary.json can hold an output set:
+	// the others are not opened to look (one failed open per directory).
+	if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == "summary.json" }) && IsOutputSetDir(p) {
 		return
 	}
 	for _, e := range entries {
