@@ -81,8 +81,9 @@ type Fact struct {
 // only text a strategy wrote has get an id when measured (intern).
 type FactIndex struct {
 	facts []Fact
-	// ids finds the id of a fact by its kind and text.
-	ids idTable
+	// ids are the ids of the facts, by kind and text (string keys hash
+	// faster than Fact keys).
+	ids [numFactKinds]map[string]int32
 	// perMsg are the ids of the distinct facts extracted from each message.
 	perMsg [][]int32
 	// occ lists, per fact id, the messages the fact occurs in, ascending: for
@@ -92,17 +93,15 @@ type FactIndex struct {
 	// base is, per fact id, the id of the file name that stands for a path
 	// fact (pathBase), or -1.
 	base []int32
-	// lines numbers the trimmed lines that can be line facts (lineText
-	// lists them by number); lineOcc lists, per line number, the messages
-	// that have the line, ascending.
-	lines    idTable
-	lineText []string
-	lineOcc  [][]int32
+	// lines numbers the trimmed lines that can be line facts; lineOcc
+	// lists, per line number, the messages that have the line, ascending.
+	lines   map[string]int32
+	lineOcc [][]int32
 }
 
 // lineOccurrences lists the messages that have a line, or nil.
 func (ix *FactIndex) lineOccurrences(l string) []int32 {
-	if n, _ := ix.lineNumber(l, hashKey(0, l)); n >= 0 {
+	if n, ok := ix.lines[l]; ok {
 		return ix.lineOcc[n]
 	}
 	return nil
@@ -121,7 +120,14 @@ func IndexFacts(t *transcript.Transcript) *FactIndex {
 			size += len(b.Text) + len(b.Input)
 		}
 	}
-	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), lines: newIDTable(size / 2048), ids: newIDTable(size / 256)}
+	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages)), lines: make(map[string]int32, size/2048)}
+	for k := range ix.ids {
+		hint := size / 8192 // URLs, error lines, commands, constraints
+		if k := FactKind(k); k == FactPath || k == FactIdent {
+			hint = size / 512
+		}
+		ix.ids[k] = make(map[string]int32, hint)
+	}
 	ix.facts = make([]Fact, 0, size/256)
 	per, start := ix.extractAll(t, size)
 	for i := range t.Messages {
@@ -182,10 +188,12 @@ type indexer struct {
 // earlier one.
 func (in *indexer) fact(f Fact) {
 	ix := in.ix
-	h := hashKey(f.Kind, f.Text)
-	id, slot := ix.lookupFact(f.Kind, f.Text, h)
-	if id < 0 {
-		id = ix.addFact(f, h, slot)
+	ids := ix.ids[f.Kind]
+	id, ok := ids[f.Text]
+	if !ok {
+		id = int32(len(ix.facts))
+		ids[f.Text] = id
+		ix.facts = append(ix.facts, f)
 		in.last = append(in.last, -1)
 	}
 	if in.last[id] != in.mi {
@@ -196,13 +204,10 @@ func (in *indexer) fact(f Fact) {
 
 // line notes a line that can be a line fact in the current message.
 func (in *indexer) line(l string) {
-	ix := in.ix
-	h := hashKey(0, l)
-	n, slot := ix.lineNumber(l, h)
-	if n < 0 {
+	n, ok := in.ix.lines[l]
+	if !ok {
 		n = int32(len(in.lineLast))
-		ix.lineText = append(ix.lineText, l)
-		ix.lines.put(slot, h, n)
+		in.ix.lines[l] = n
 		in.lineLast = append(in.lineLast, -1)
 	}
 	if in.lineLast[n] != in.mi {
@@ -242,16 +247,13 @@ func occurrences(per []int32, start []int, n, c int) [][]int32 {
 // intern returns a fact's id, adding the fact when the recording does not
 // have it (a fact of text a strategy wrote, a path's file name).
 func (ix *FactIndex) intern(f Fact) int32 {
-	h := hashKey(f.Kind, f.Text)
-	id, slot := ix.lookupFact(f.Kind, f.Text, h)
-	if id >= 0 {
+	if id, ok := ix.ids[f.Kind][f.Text]; ok {
 		return id
 	}
 	base := ix.baseOf(f) // the file name first: it may be new too
-	if base >= 0 {
-		_, slot = ix.lookupFact(f.Kind, f.Text, h) // adding it moved the slots
-	}
-	id = ix.addFact(f, h, slot)
+	id := int32(len(ix.facts))
+	ix.ids[f.Kind][f.Text] = id
+	ix.facts = append(ix.facts, f)
 	var occ []int32
 	if f.Kind.isLine() {
 		occ = ix.lineOccurrences(f.Text)

@@ -393,21 +393,19 @@ func TestSpanCuesMatchToLower(t *testing.T) {
 func refIndexFacts(t *transcript.Transcript) *FactIndex {
 	ix := &FactIndex{perMsg: make([][]int32, len(t.Messages))}
 	lines := map[string][]int32{}
-	var ids [numFactKinds]map[string]int32
-	for k := range ids {
-		ids[k] = map[string]int32{}
+	for k := range ix.ids {
+		ix.ids[k] = map[string]int32{}
 	}
 	var mi int32
 	var last, per []int32
 	start := make([]int, len(t.Messages)+1)
 	ex := refExtractor{lineFn: func(l string) { lines[l] = appendOnce(lines[l], mi) }}
 	ex.emit = func(f Fact) {
-		id, ok := ids[f.Kind][f.Text]
+		id, ok := ix.ids[f.Kind][f.Text]
 		if !ok {
-			h := hashKey(f.Kind, f.Text)
-			_, slot := ix.lookupFact(f.Kind, f.Text, h)
-			id = ix.addFact(f, h, slot)
-			ids[f.Kind][f.Text] = id
+			id = int32(len(ix.facts))
+			ix.ids[f.Kind][f.Text] = id
+			ix.facts = append(ix.facts, f)
 			last = append(last, -1)
 		}
 		if last[id] != mi {
@@ -425,11 +423,9 @@ func refIndexFacts(t *transcript.Transcript) *FactIndex {
 			ix.perMsg[i] = per[start[i]:start[i+1]:start[i+1]]
 		}
 	}
+	ix.lines = map[string]int32{}
 	for l, occ := range lines {
-		h := hashKey(0, l)
-		_, slot := ix.lineNumber(l, h)
-		ix.lines.put(slot, h, int32(len(ix.lineOcc)))
-		ix.lineText = append(ix.lineText, l)
+		ix.lines[l] = int32(len(ix.lineOcc))
 		ix.lineOcc = append(ix.lineOcc, occ)
 	}
 	n := len(ix.facts)
@@ -452,30 +448,11 @@ func appendOnce(s []int32, i int32) []int32 {
 	return append(s, i)
 }
 
-// lineMap is an index's lines and the messages that have each, as its
-// line table finds them.
+// lineMap is an index's lines and the messages that have each.
 func lineMap(ix *FactIndex) map[string][]int32 {
 	m := map[string][]int32{}
-	for _, sl := range ix.lines.slots {
-		if sl != 0 {
-			n := int32(uint32(sl) - 1)
-			m[ix.lineText[n]] = ix.lineOcc[n]
-		}
-	}
-	return m
-}
-
-// idMaps are an index's ids by kind and text, as its table holds them.
-func idMaps(ix *FactIndex) [numFactKinds]map[string]int32 {
-	var m [numFactKinds]map[string]int32
-	for k := range m {
-		m[k] = map[string]int32{}
-	}
-	for _, sl := range ix.ids.slots {
-		if sl != 0 {
-			id := int32(uint32(sl) - 1)
-			m[ix.facts[id].Kind][ix.facts[id].Text] = id
-		}
+	for l, n := range ix.lines {
+		m[l] = ix.lineOcc[n]
 	}
 	return m
 }
@@ -494,20 +471,9 @@ func sameIndex(got, want *FactIndex) string {
 	case !maps.EqualFunc(lineMap(got), lineMap(want), slices.Equal):
 		return "lines"
 	}
-	gotIDs, wantIDs := idMaps(got), idMaps(want)
-	for k := range gotIDs {
-		if !maps.Equal(gotIDs[k], wantIDs[k]) {
+	for k := range got.ids {
+		if !maps.Equal(got.ids[k], want.ids[k]) {
 			return "ids"
-		}
-	}
-	for id, f := range got.facts {
-		if n, ok := got.id(f); !ok || n != int32(id) {
-			return "id lookup"
-		}
-	}
-	for n, l := range got.lineText {
-		if k, _ := got.lineNumber(l, hashKey(0, l)); k != int32(n) {
-			return "line lookup"
 		}
 	}
 	return ""
@@ -728,7 +694,7 @@ func TestMarkWrittenMatchesFreshExtractor(t *testing.T) {
 			clear(ref)
 			var wx extractor
 			for _, wf := range wx.message(&transcript.Message{Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: text}}}) {
-				if wid, ok := ix.id(wf); ok {
+				if wid, ok := ix.ids[wf.Kind][wf.Text]; ok {
 					ref[wid] = sc.stamp
 				}
 			}

@@ -567,7 +567,7 @@ func (m *measurement) inWritten(id int32) bool {
 func (sc *measureScratch) markWritten(ix *FactIndex, text string) {
 	if sc.writtenEx.emit == nil {
 		sc.writtenEx.emit = func(f Fact) {
-			if id, ok := sc.dropIx.id(f); ok {
+			if id, ok := sc.dropIx.ids[f.Kind][f.Text]; ok {
 				sc.written[id] = sc.stamp
 			}
 		}
