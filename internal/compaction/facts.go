@@ -634,6 +634,12 @@ func (ex *extractor) words(text string) {
 			if identy || seen&classSlash != 0 || seen&classDot != 0 && dotBeforeEnd(w) {
 				ex.word(w, seen)
 			}
+		case identy && seen&classOther == 0:
+			// The word is one run of identifier bytes, whose shape the
+			// pass found: ident's judgement without its pass.
+			if len(w) >= 5 && w[0]-'0' > 9 && (seen&classIdent == 0 || identWithUnderscore(w, hump&classUpper != 0)) {
+				ex.add(FactIdent, w)
+			}
 		case identy:
 			ex.ident(w)
 		}
@@ -743,6 +749,7 @@ const (
 	classTrim  // . : ?, which word trims from a word's end
 	classColon // :
 	classBack  // \
+	classOther // not a separator, letter, digit or underscore (ends an identifier's run)
 )
 
 var wordClass = func() (t [256]uint16) {
@@ -766,6 +773,9 @@ var wordClass = func() (t [256]uint16) {
 			t[c] = classUpper
 		case c >= 'a' && c <= 'z':
 			t[c] = classLower
+		}
+		if !sepTable[c] && identClass[c] == 0 {
+			t[c] |= classOther
 		}
 	}
 	return t
