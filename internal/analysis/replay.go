@@ -287,7 +287,9 @@ type NeedKind struct {
 // needKinds parses compaction.Event.NeedDetail ("path=1/2;error=0/1").
 func needKinds(detail string) []NeedKind {
 	out := []NeedKind{}
-	for _, part := range strings.Split(detail, ";") {
+	for rest, more := detail, true; more; {
+		var part string
+		part, rest, more = strings.Cut(rest, ";")
 		kind, frac, ok := strings.Cut(part, "=")
 		kept, needed, ok2 := strings.Cut(frac, "/")
 		if !ok || !ok2 {

@@ -1,7 +1,7 @@
 package analysis
 
 import (
-	"fmt"
+	"strconv"
 
 	"github.com/compactbench/compactbench/internal/compaction"
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -75,7 +75,9 @@ func (s *ContextSeries) add(run *compaction.Run, events []compaction.Event) {
 		if n := len(ss.Compactions); n == 0 || ss.Compactions[n-1] != c {
 			ss.Compactions = append(ss.Compactions, c)
 			e := &events[i]
-			ss.Reasons = append(ss.Reasons, fmt.Sprintf("%s: %d → %d tokens", e.TriggerReason, e.TokensBefore, e.TokensAfter))
+			// Concatenated, not formatted: mask compacts before nearly
+			// every call.
+			ss.Reasons = append(ss.Reasons, e.TriggerReason+": "+strconv.Itoa(e.TokensBefore)+" → "+strconv.Itoa(e.TokensAfter)+" tokens")
 		}
 	}
 	s.Strategies = append(s.Strategies, ss)

@@ -211,8 +211,9 @@ func reportCPU(b *testing.B, cpu time.Duration) {
 }
 
 // unchecked turns off, for a benchmark, the checks every test makes of
-// what strategies report (checkSame), which cost what they check.
+// what strategies report (checkSame, checkPrune), which cost what they
+// check.
 func unchecked(b *testing.B) {
-	checkSame = false
-	b.Cleanup(func() { checkSame = true })
+	checkSame, checkPrune = false, false
+	b.Cleanup(func() { checkSame, checkPrune = true, true })
 }

@@ -438,18 +438,19 @@ var errorLead = func() (t [256]bool) {
 
 // errorAt is the index of the first error word in s (error, exception,
 // traceback, panic, fatal, fail, ignoring ASCII case), or -1. It looks
-// seven positions at a time for the words' first two letters (er, ex, tr,
-// pa, fa, either case) and checks the whole word only there.
+// eight positions at a time for the words' first two letters (er, ex, tr,
+// pa, fa, either case), reading the eight bytes and, one byte on, the
+// eight that follow each, and checks the whole word only there.
 func errorAt(s string) int {
 	i := 0
-	for ; i+8 <= len(s); i += 7 {
-		x := load64(s, i) | lsb*0x20 // ASCII letters lower-cased
+	for ; i+9 <= len(s); i += 8 {
+		x := load64(s, i) | lsb*0x20   // ASCII letters lower-cased
+		y := load64(s, i+1) | lsb*0x20 // the byte after each of x's
 		// hasBytes may mark too many (each candidate is checked), never
 		// too few.
-		r, a := hasBytes(x, 'r'), hasBytes(x, 'a')
-		r, a = r>>8, a>>8 // the next byte's marks, moved onto this one
-		c := hasBytes(x, 'e')&(r|hasBytes(x, 'x')>>8) | hasBytes(x, 't')&r | (hasBytes(x, 'p')|hasBytes(x, 'f'))&a
-		for c &= msb >> 8; c != 0; c &= c - 1 {
+		r, a := hasBytes(y, 'r'), hasBytes(y, 'a')
+		c := hasBytes(x, 'e')&(r|hasBytes(y, 'x')) | hasBytes(x, 't')&r | (hasBytes(x, 'p')|hasBytes(x, 'f'))&a
+		for ; c != 0; c &= c - 1 {
 			if k := i + bits.TrailingZeros64(c)/8; errorWordAt(s[k:]) {
 				return k
 			}
@@ -633,6 +634,12 @@ func (ex *extractor) words(text string) {
 			if identy || seen&classSlash != 0 || seen&classDot != 0 && dotBeforeEnd(w) {
 				ex.word(w, seen)
 			}
+		case identy && seen&classOther == 0:
+			// The word is one run of identifier bytes, whose shape the
+			// pass found: ident's judgement without its pass.
+			if len(w) >= 5 && w[0]-'0' > 9 && (seen&classIdent == 0 || identWithUnderscore(w, hump&classUpper != 0)) {
+				ex.add(FactIdent, w)
+			}
 		case identy:
 			ex.ident(w)
 		}
@@ -742,6 +749,7 @@ const (
 	classTrim  // . : ?, which word trims from a word's end
 	classColon // :
 	classBack  // \
+	classOther // not a separator, letter, digit or underscore (ends an identifier's run)
 )
 
 var wordClass = func() (t [256]uint16) {
@@ -765,6 +773,9 @@ var wordClass = func() (t [256]uint16) {
 			t[c] = classUpper
 		case c >= 'a' && c <= 'z':
 			t[c] = classLower
+		}
+		if !sepTable[c] && identClass[c] == 0 {
+			t[c] |= classOther
 		}
 	}
 	return t

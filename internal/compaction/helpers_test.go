@@ -142,5 +142,6 @@ func shape(ctx []Item) string {
 	return strings.Join(parts, " ")
 }
 
-// Every test checks the unchanged prefixes strategies report.
-func init() { checkSame = true }
+// Every test checks the unchanged prefixes strategies report, and prune's
+// incremental trigger against its walk of the context.
+func init() { checkSame, checkPrune = true, true }

@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -42,6 +43,8 @@ type mask struct {
 	// that the next compaction appends those instead of copying it all.
 	buf    []Item
 	synced bool
+	// pre splits the placeholder once (placeholder).
+	pre *placeholderHalves
 }
 
 // scan brings obs up to date with the context and returns it.
@@ -108,7 +111,7 @@ func (m *mask) Compact(s *Sim) Outcome {
 		nb := append([]transcript.Block(nil), ctx[i].Msg.Blocks...)
 		for ; k < len(old) && old[k][0] == i; k++ {
 			j := old[k][1]
-			nb[j] = placeholderResult(nb[j], fmt.Sprintf(m.p.Placeholder, strings.Count(nb[j].Text, "\n")+1), placeholderMasked)
+			nb[j] = placeholderResult(nb[j], m.placeholder(strings.Count(nb[j].Text, "\n")+1), placeholderMasked)
 		}
 		ctx[i] = s.Modify(ctx[i], nb)
 	}
@@ -118,6 +121,30 @@ func (m *mask) Compact(s *Sim) Outcome {
 	m.round, m.scanned = s.Round+1, len(ctx)
 	m.obs = append(m.obs[:0], obs[len(obs)-m.p.Keep:]...)
 	return Outcome{Ctx: ctx, Action: "mask", same: first}
+}
+
+// placeholder is the placeholder of an observation of n lines: Placeholder
+// formatted with n. A placeholder whose only verb is one %d (the default)
+// is put together from its two halves, which saves fmt on every masked
+// observation.
+func (m *mask) placeholder(n int) string {
+	if m.pre == nil {
+		m.pre = new(placeholderHalves)
+		if k := strings.Index(m.p.Placeholder, "%d"); k >= 0 && strings.Count(m.p.Placeholder, "%") == 1 {
+			*m.pre = placeholderHalves{ok: true, before: m.p.Placeholder[:k], after: m.p.Placeholder[k+2:]}
+		}
+	}
+	if !m.pre.ok {
+		return fmt.Sprintf(m.p.Placeholder, n)
+	}
+	return m.pre.before + strconv.Itoa(n) + m.pre.after
+}
+
+// placeholderHalves are a placeholder's text before and after its one %d
+// (ok), as placeholder splits it once.
+type placeholderHalves struct {
+	ok            bool
+	before, after string
 }
 
 // placeholderResult is a tool result whose content was replaced: the

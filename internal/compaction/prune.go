@@ -1,6 +1,9 @@
 package compaction
 
 import (
+	"sort"
+	"strconv"
+
 	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -34,7 +37,31 @@ func init() {
 	})
 }
 
-type prune struct{ p PruneParams }
+type prune struct {
+	p PruneParams
+	// scan keeps what the trigger needs of the context between
+	// compactions (the context only grows then), so that asking it before
+	// every call reads the items appended since instead of walking the
+	// whole context.
+	scan pruneScan
+}
+
+// pruneScan is, for the Sim sim at compaction round round, what the
+// trigger knows of the context's first len(cum)-1 items: the running sum
+// of their tool-output tokens (cum[i] is items [0, i)'s), where the
+// prompts are, and where the walk of candidates would stop (a summary, or
+// an item with an output pruned before).
+type pruneScan struct {
+	sim     *Sim
+	round   int
+	cum     []int
+	prompts []int
+	stops   []int
+}
+
+// checkPrune makes every trigger compare its incremental answer with the
+// full walk (tests set it).
+var checkPrune bool
 
 // candidates walks the context backwards as opencode's prune does: it skips
 // the newest SkipTurns user turns, stops at a summary or an output pruned
@@ -80,8 +107,130 @@ loop:
 func (p *prune) overflow(s *Sim) bool { return s.Prompt() > s.Window-p.p.OutputReserve }
 
 func (p *prune) Trigger(s *Sim) (bool, int) {
-	_, freed := p.candidates(s, false)
+	freed := p.freeable(s)
+	if checkPrune {
+		if _, want := p.candidates(s, false); want != freed {
+			panic("compaction: prune's incremental trigger found " + strconv.Itoa(freed) + " freeable tokens, the walk " + strconv.Itoa(want))
+		}
+	}
 	return freed > p.p.Minimum || p.overflow(s), freed
+}
+
+// isStop reports whether candidates' walk stops at an item: a summary,
+// or an item holding an output pruned before.
+func isStop(it *Item) bool {
+	if it.Orig < 0 {
+		return true
+	}
+	if it.Modified {
+		for j := range it.Msg.Blocks {
+			if b := &it.Msg.Blocks[j]; b.Kind == transcript.BlockToolResult && b.InjectedKind == placeholderPruned {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// freeable is what candidates(s, false) returns, from the scan brought up
+// to date with the context: the walk covers the items from the
+// SkipTurns-th newest prompt back to the last stop before it, whose
+// outputs the running sums add up, less the newest Protect tokens of them
+// (found by a binary search, then block by block in the item where the
+// protection ends).
+func (p *prune) freeable(s *Sim) int {
+	sc := &p.scan
+	if sc.sim != s || sc.round != s.Round || len(sc.cum) == 0 || len(sc.cum)-1 > len(s.Ctx) {
+		sc.sim, sc.round = s, s.Round
+		sc.cum, sc.prompts, sc.stops = append(sc.cum[:0], 0), sc.prompts[:0], sc.stops[:0]
+	}
+	r := s.Ruler(p.p.Ruler)
+	for i := len(sc.cum) - 1; i < len(s.Ctx); i++ {
+		it := &s.Ctx[i]
+		n := 0
+		for j := range it.Msg.Blocks {
+			if b := &it.Msg.Blocks[j]; b.Kind == transcript.BlockToolResult {
+				n += r.Block(b)
+			}
+		}
+		sc.cum = append(sc.cum, sc.cum[i]+n)
+		if s.isPrompt(it) {
+			sc.prompts = append(sc.prompts, i)
+		}
+		if isStop(it) {
+			sc.stops = append(sc.stops, i)
+		}
+	}
+	// c is the newest item the walk looks at.
+	c := len(s.Ctx) - 1
+	if p.p.SkipTurns > 0 {
+		if len(sc.prompts) < p.p.SkipTurns {
+			return 0
+		}
+		c = sc.prompts[len(sc.prompts)-p.p.SkipTurns]
+	}
+	// stop is the last stop at or before c (-1: none); the walk takes the
+	// items after it whole, and of a pruned stop the outputs after its
+	// last pruned one.
+	k := sort.SearchInts(sc.stops, c+1)
+	stop := -1
+	if k > 0 {
+		stop = sc.stops[k-1]
+	}
+	whole := sc.cum[c+1] - sc.cum[stop+1]
+	total := whole
+	if stop >= 0 && s.Ctx[stop].Orig >= 0 {
+		total += p.outputsAfterPruned(r, &s.Ctx[stop])
+	}
+	// first is the oldest item from which on the items up to c fit in
+	// Protect whole.
+	first := stop + 1 + sort.Search(c+1-(stop+1), func(d int) bool { return sc.cum[c+1]-sc.cum[stop+1+d] <= p.p.Protect })
+	kept := sc.cum[c+1] - sc.cum[first]
+	switch {
+	case first > stop+1:
+		kept = p.protected(r, &s.Ctx[first-1], kept)
+	case stop >= 0 && s.Ctx[stop].Orig >= 0:
+		kept = p.protected(r, &s.Ctx[stop], kept)
+	}
+	return total - kept
+}
+
+// protected walks an item's outputs from the newest, adding them to kept
+// while it stays within Protect (and stopping at a pruned output), and
+// returns kept: the protected tokens of the walk.
+func (p *prune) protected(r Ruler, it *Item, kept int) int {
+	for j := len(it.Msg.Blocks) - 1; j >= 0; j-- {
+		b := &it.Msg.Blocks[j]
+		if b.Kind != transcript.BlockToolResult {
+			continue
+		}
+		if it.Modified && b.InjectedKind == placeholderPruned {
+			break
+		}
+		n := r.Block(b)
+		if kept+n > p.p.Protect {
+			break
+		}
+		kept += n
+	}
+	return kept
+}
+
+// outputsAfterPruned adds up the outputs of an item newer than its newest
+// pruned output.
+func (p *prune) outputsAfterPruned(r Ruler, it *Item) int {
+	n := 0
+	for j := len(it.Msg.Blocks) - 1; j >= 0; j-- {
+		b := &it.Msg.Blocks[j]
+		if b.Kind != transcript.BlockToolResult {
+			continue
+		}
+		if it.Modified && b.InjectedKind == placeholderPruned {
+			break
+		}
+		n += r.Block(b)
+	}
+	return n
 }
 
 // Compact prunes; if the prompt still overflows, it summarizes the whole

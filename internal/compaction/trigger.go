@@ -1,9 +1,6 @@
 package compaction
 
-import (
-	"fmt"
-	"strconv"
-)
+import "strconv"
 
 // TriggerRuler is implemented by strategies whose trigger compares one
 // measure with a limit: it names the measure and gives the limit for the
@@ -57,7 +54,8 @@ func triggerReason(st Strategy, s *Sim, measure int) string {
 	}
 	name, limit := tr.TriggerRule(s)
 	if p, isPrune := st.(*prune); isPrune && measure <= limit && p.overflow(s) {
-		return fmt.Sprintf("prompt %d, limit window − %d", s.Prompt(), p.p.OutputReserve)
+		return "prompt " + strconv.Itoa(s.Prompt()) + ", limit window − " + strconv.Itoa(p.p.OutputReserve)
 	}
-	return fmt.Sprintf("%s %d, limit %d", name, measure, limit)
+	// Concatenated, not formatted: mask says why before nearly every call.
+	return name + " " + strconv.Itoa(measure) + ", limit " + strconv.Itoa(limit)
 }
