@@ -299,7 +299,7 @@ func testVerdict(r *transcript.ToolResult) verdict {
 			return verdictNone
 		}
 	}
-	if !r.Success || (failurePre().mayMatch(&text{s: out}) && failureRE.MatchString(out)) {
+	if !r.Success || failurePre().match(failureRE.re(), &text{s: out}) {
 		return verdictFail
 	}
 	return verdictPass
