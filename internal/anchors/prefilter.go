@@ -34,6 +34,8 @@ type litSet struct {
 	// set is not used then, so it never rejects a text the regex would
 	// match.
 	foldSK bool
+	// one finds many literals in one pass over a short text.
+	one *foldSet
 }
 
 // maxPrefilterLits bounds the literal set; beyond it the regex runs as is.
@@ -101,6 +103,9 @@ func newLitSet(ls []lit) (litSet, bool) {
 		s.lits = append(s.lits, x)
 	}
 	s.lits = dropContaining(s.lits)
+	if len(s.lits) >= minExactSet && len(s.lits) <= 64 {
+		s.one = newByteSet(s.lits, !s.fold)
+	}
 	return s, true
 }
 
@@ -361,6 +366,11 @@ func (s *litSet) undecided(t *text) bool { return s.foldSK && t.foldsSK() }
 func (s *litSet) in(t *text) bool {
 	if s.undecided(t) {
 		return true
+	}
+	if s.one != nil && len(t.s) <= 32*len(s.lits) {
+		// folding: the set ignores the case of ASCII letters, as a
+		// search of the ASCII-lower-cased text does
+		return s.one.in(t.s)
 	}
 	h := t.s
 	if s.fold {
