@@ -232,7 +232,8 @@ func scanOrderProbes(scan func(visit func(stream int, key uint64)) error, byStre
 // the digit holding its rank, which is the key once all 64 bits are fixed.
 func (p *orderProbe) resolve() error {
 	if p.collect {
-		ranks := make([]int64, 0, len(p.targets))
+		var buf [4]int64 // a median and a p95: two ranks each
+		ranks := buf[:0]
 		for _, t := range p.targets {
 			if t.r < int64(len(p.keys)) {
 				ranks = append(ranks, t.r)

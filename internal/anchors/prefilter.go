@@ -34,7 +34,8 @@ type litSet struct {
 	// set is not used then, so it never rejects a text the regex would
 	// match.
 	foldSK bool
-	// one finds many literals in one pass over a short text.
+	// one finds the literals in one pass: many in a short text, or
+	// folded ones in a text not lower-cased yet.
 	one *foldSet
 }
 
@@ -103,7 +104,7 @@ func newLitSet(ls []lit) (litSet, bool) {
 		s.lits = append(s.lits, x)
 	}
 	s.lits = dropContaining(s.lits)
-	if len(s.lits) >= minExactSet && len(s.lits) <= 64 {
+	if len(s.lits) <= 64 && (s.fold || len(s.lits) >= minExactSet) {
 		s.one = newByteSet(s.lits, !s.fold)
 	}
 	return s, true
@@ -367,9 +368,10 @@ func (s *litSet) in(t *text) bool {
 	if s.undecided(t) {
 		return true
 	}
-	if s.one != nil && len(t.s) <= 32*len(s.lits) {
+	if s.one != nil && (len(t.s) <= 32*len(s.lits) || s.fold && !t.folded()) {
 		// folding: the set ignores the case of ASCII letters, as a
-		// search of the ASCII-lower-cased text does
+		// search of the ASCII-lower-cased text does, without making that
+		// text (unless another test made it)
 		return s.one.in(t.s)
 	}
 	h := t.s
