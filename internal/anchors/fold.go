@@ -55,8 +55,13 @@ func newByteSet(needles []string, exact bool) *foldSet {
 	return f
 }
 
-// in reports whether s contains one of the needles, ASCII case ignored.
-func (f *foldSet) in(s string) bool {
+// in reports whether s contains one of the needles, ASCII case ignored
+// (with its case when exact).
+func (f *foldSet) in(s string) bool { return f.index(s) >= 0 }
+
+// index is the start of the first needle s holds when scanning it by anchor
+// byte (some occurrence, not always the leftmost), or -1 for none.
+func (f *foldSet) index(s string) int {
 	for i := 0; i < len(s); i++ {
 		m := f.at[s[i]]
 		for m != 0 {
@@ -68,14 +73,14 @@ func (f *foldSet) in(s string) bool {
 			}
 			if f.exact {
 				if strings.HasPrefix(s[start:], f.needles[k]) {
-					return true
+					return start
 				}
 			} else if hasFoldPrefix(s[start:], f.needles[k]) {
-				return true
+				return start
 			}
 		}
 	}
-	return false
+	return -1
 }
 
 // hasFoldPrefix reports whether s starts with the lower-case needle n,

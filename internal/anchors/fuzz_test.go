@@ -3,6 +3,7 @@ package anchors
 import (
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -107,8 +108,12 @@ func FuzzExactSet(f *testing.F) {
 				want = true
 			}
 		}
-		if got := newExactSet(needles).in(s); got != want {
+		set := newExactSet(needles)
+		if got := set.in(s); got != want {
 			t.Fatalf("in(%q, %q) = %v, want %v", s, needles, got, want)
+		}
+		if i := set.index(s); i >= 0 && !slices.ContainsFunc(needles, func(n string) bool { return strings.HasPrefix(s[i:], n) }) {
+			t.Fatalf("index(%q, %q) = %d, where no needle starts", s, needles, i)
 		}
 	})
 }

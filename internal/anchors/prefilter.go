@@ -413,6 +413,21 @@ func (p *prefilter) match(re *regexp.Regexp, t *text) bool {
 	if !p.lines || p.undecided(t) {
 		return p.litSet.in(t) && re.MatchString(t.s)
 	}
+	if p.one != nil {
+		// The set scans the text itself: no lower-cased copy.
+		for from := 0; from < len(t.s); {
+			i := p.one.index(t.s[from:])
+			if i < 0 {
+				return false
+			}
+			end, ok := p.matchLine(re, t.s, from+i)
+			if ok {
+				return true
+			}
+			from = end + 1
+		}
+		return false
+	}
 	h := t.s
 	if p.fold {
 		h = t.alignedLow()
@@ -423,17 +438,23 @@ func (p *prefilter) match(re *regexp.Regexp, t *text) bool {
 			if i < 0 {
 				break
 			}
-			i += from
-			start := strings.LastIndexByte(h[:i], '\n') + 1
-			end := len(h)
-			if j := strings.IndexByte(h[i:], '\n'); j >= 0 {
-				end = i + j
-			}
-			if re.MatchString(t.s[start:end]) {
+			end, ok := p.matchLine(re, t.s, from+i)
+			if ok {
 				return true
 			}
 			from = end + 1
 		}
 	}
 	return false
+}
+
+// matchLine reports whether re matches the line of s that holds byte i,
+// and where that line ends.
+func (p *prefilter) matchLine(re *regexp.Regexp, s string, i int) (end int, ok bool) {
+	start := strings.LastIndexByte(s[:i], '\n') + 1
+	end = len(s)
+	if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+		end = i + j
+	}
+	return end, re.MatchString(s[start:end])
 }
