@@ -66,7 +66,11 @@ func newPrefilter(pattern string, fold bool) *prefilter {
 		return nil
 	}
 	p := &prefilter{litSet: ls, lines: lineLocal(re)}
-	for _, c := range conjuncts(sre, nil) {
+	var parts [][]lit
+	if sre.Op == syntax.OpConcat { // else the only part is the whole
+		parts = conjuncts(sre, nil)
+	}
+	for _, c := range parts {
 		if len(p.also) == maxAlso {
 			break
 		}
