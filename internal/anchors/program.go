@@ -562,10 +562,10 @@ type factScratch struct {
 	calls   []callFacts
 	results []resultFacts
 	turns   []turnFacts
-	cmds    map[string]string
+	cmds    commandIndex
 }
 
-var factPool = sync.Pool{New: func() any { return &factScratch{cmds: map[string]string{}} }}
+var factPool = sync.Pool{New: func() any { return &factScratch{} }}
 
 // sized returns s with length n, reallocated when too small; the pool
 // hands out cleared arrays.
@@ -583,7 +583,7 @@ func (fs *factScratch) release() {
 	clear(fs.calls)
 	clear(fs.results)
 	clear(fs.turns)
-	clear(fs.cmds)
+	fs.cmds.release()
 	factPool.Put(fs)
 }
 
@@ -601,7 +601,7 @@ func (p *program) facts(turns []transcript.Turn) (out []turnFacts, fs *factScrat
 	fs.calls = sized(fs.calls, ncalls)
 	fs.results = sized(fs.results, nresults)
 	fs.turns = sized(fs.turns, len(turns))
-	slab, calls, results, cmds, out := fs.slab, fs.calls, fs.results, fs.cmds, fs.turns
+	slab, calls, results, cmds, out := fs.slab, fs.calls, fs.results, &fs.cmds, fs.turns
 	take := func(s string) text {
 		t := text{s: s, memo: slab[: 2*nw : 2*nw]}
 		slab = slab[2*nw:]
@@ -643,25 +643,71 @@ func (p *program) facts(turns []transcript.Turn) (out []turnFacts, fs *factScrat
 			c := &t.ToolCalls[j]
 			f.calls[j] = callFacts{name: c.Name, command: take(c.Command), path: take(c.Path), input: take(c.Input)}
 		}
-		callCommands(t, cmds)
+		cmds.reset(t)
 		f.results, results = results[:len(t.ToolResults):len(t.ToolResults)], results[len(t.ToolResults):]
 		for j := range t.ToolResults {
 			r := &t.ToolResults[j]
-			f.results[j] = resultFacts{name: r.Name, success: r.Success, output: take(r.Output), command: take(cmds[r.ID])}
+			f.results[j] = resultFacts{name: r.Name, success: r.Success, output: take(r.Output), command: take(cmds.command(r.ID))}
 		}
 	}
 	return out, fs
 }
 
-// callCommands fills m (cleared first) with the command of each tool call
-// of the turn that has one, by call id: the command a tool result answers.
-func callCommands(t *transcript.Turn, m map[string]string) {
-	clear(m)
+// commandIndex answers which command a tool result of a turn answers: the
+// command of the last tool call with the result's id that has one. A turn
+// of few calls is searched directly; a map is built for one of many.
+type commandIndex struct {
+	t      *transcript.Turn
+	m      map[string]string
+	mapped bool // m holds t's commands
+}
+
+// maxScanCalls is the number of tool calls up to which a turn's calls are
+// searched one by one instead of indexed by a map.
+const maxScanCalls = 32
+
+// reset makes the index answer for turn t.
+func (ci *commandIndex) reset(t *transcript.Turn) {
+	ci.t = t
+	if ci.mapped {
+		clear(ci.m)
+		ci.mapped = false
+	}
+	if len(t.ToolCalls) <= maxScanCalls {
+		return
+	}
+	if ci.m == nil {
+		ci.m = map[string]string{}
+	}
 	for j := range t.ToolCalls {
 		if c := &t.ToolCalls[j]; c.Command != "" {
-			m[c.ID] = c.Command
+			ci.m[c.ID] = c.Command
 		}
 	}
+	ci.mapped = true
+}
+
+// release forgets the turn (the index is kept in a pool).
+func (ci *commandIndex) release() {
+	if ci.mapped {
+		clear(ci.m)
+	}
+	ci.t, ci.mapped = nil, false
+}
+
+// command is the command the result with the given id answers ("" for
+// none).
+func (ci *commandIndex) command(id string) string {
+	if ci.mapped {
+		return ci.m[id]
+	}
+	calls := ci.t.ToolCalls
+	for j := len(calls) - 1; j >= 0; j-- {
+		if c := &calls[j]; c.ID == id && c.Command != "" {
+			return c.Command
+		}
+	}
+	return ""
 }
 
 // holds evaluates a compiled condition on a turn.
