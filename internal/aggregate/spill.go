@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"runtime"
 	"slices"
@@ -231,7 +232,14 @@ func scanOrderProbes(scan func(visit func(stream int, key uint64)) error, byStre
 // the digit holding its rank, which is the key once all 64 bits are fixed.
 func (p *orderProbe) resolve() error {
 	if p.collect {
-		slices.Sort(p.keys)
+		var buf [4]int64 // a median and a p95: two ranks each
+		ranks := buf[:0]
+		for _, t := range p.targets {
+			if t.r < int64(len(p.keys)) {
+				ranks = append(ranks, t.r)
+			}
+		}
+		selectRanks(p.keys, ranks)
 	}
 	for _, t := range p.targets {
 		if p.collect {
@@ -246,6 +254,70 @@ func (p *orderProbe) resolve() error {
 		}
 	}
 	return nil
+}
+
+// selectRanks reorders keys so that keys[r] is the key of rank r (the
+// r-th smallest, from 0) for every r of ranks (each below len(keys)), as
+// sorting them would, without sorting the rest: a bucket's median and p95
+// need two ranks each.
+func selectRanks(keys []uint64, ranks []int64) {
+	slices.Sort(ranks)
+	lo := 0
+	for _, r := range ranks {
+		if int(r) < lo {
+			continue // a repeated rank, in place already
+		}
+		nthKey(keys[lo:], int(r)-lo)
+		lo = int(r) + 1
+	}
+}
+
+// nthKey reorders a so that a[k] is the key a sorted copy holds there,
+// with no larger key before it and no smaller one after it (introselect:
+// quickselect around a median of three, sorting a range that partitions
+// badly too often).
+func nthKey(a []uint64, k int) {
+	for budget := 2 * bits.Len(uint(len(a))); ; budget-- {
+		if len(a) <= 16 || budget == 0 {
+			slices.Sort(a)
+			return
+		}
+		// median of three at the middle, as pivot
+		m := len(a) / 2
+		if a[m] < a[0] {
+			a[m], a[0] = a[0], a[m]
+		}
+		if a[len(a)-1] < a[m] {
+			a[len(a)-1], a[m] = a[m], a[len(a)-1]
+			if a[m] < a[0] {
+				a[m], a[0] = a[0], a[m]
+			}
+		}
+		pivot := a[m]
+		// three-way partition: < pivot, == pivot, > pivot
+		lt, i, gt := 0, 0, len(a)
+		for i < gt {
+			switch {
+			case a[i] < pivot:
+				a[lt], a[i] = a[i], a[lt]
+				lt++
+				i++
+			case a[i] > pivot:
+				gt--
+				a[gt], a[i] = a[i], a[gt]
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			a = a[:lt]
+		case k >= gt:
+			a, k = a[gt:], k-gt
+		default:
+			return // a[k] == pivot, in place
+		}
+	}
 }
 
 // narrow fixes the next digit of t's bucket from the probe's histogram:

@@ -115,7 +115,7 @@ func DeriveEvidence(t *transcript.Transcript, turns []transcript.Turn, kinds []E
 		out = append(out, Evidence{Turn: turn, Type: EvidenceType[k], Kind: k, Note: note})
 	}
 	var todo todoState
-	cmds := map[string]string{}
+	var cmds commandIndex
 	tests := map[string]int{} // runner -> first turn of its unresolved failure
 	var p fastjson.Parser
 	compactAt := compactionTurns(t, turns)
@@ -133,11 +133,11 @@ func DeriveEvidence(t *transcript.Transcript, turns []transcript.Turn, kinds []E
 			}
 		}
 		if want[EvidenceCommit] || want[EvidenceTestFix] {
-			callCommands(tr, cmds)
+			cmds.reset(tr)
 			var fixed []string
 			for j := range tr.ToolResults {
 				r := &tr.ToolResults[j]
-				cmd := cmds[r.ID]
+				cmd := cmds.command(r.ID)
 				if cmd == "" {
 					continue
 				}
@@ -299,7 +299,7 @@ func testVerdict(r *transcript.ToolResult) verdict {
 			return verdictNone
 		}
 	}
-	if !r.Success || (failurePre().mayMatch(&text{s: out}) && failureRE.MatchString(out)) {
+	if !r.Success || failurePre().match(failureRE.re(), &text{s: out}) {
 		return verdictFail
 	}
 	return verdictPass

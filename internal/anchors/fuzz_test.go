@@ -3,6 +3,7 @@ package anchors
 import (
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,21 +32,33 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// FuzzPrefilter: the regex prefilter never rejects a text the regex matches.
+// FuzzPrefilter: the regex prefilter never rejects a text the regex
+// matches, and its match (further literal sets, line by line search) gives
+// the regex's own answer on every text, with and without a Unicode
+// lower-cased form of the text made first (which other leaves make).
 func FuzzPrefilter(f *testing.F) {
 	seeds := [][3]string{
 		{`\b(go test|pytest|npm (run )?test)\b`, "1", "Running NPM RUN TEST now"},
 		{`\b(let'?s|lets)\s+(now\s+)?(work on|move on)\b`, "1", "OK LET'S NOW MOVE ON"},
 		{`(works|done)[^\n]{0,80}(now|next)`, "0", "it works, next"},
+		{`\b(works|done)\b[^\n]{0,80}\b(now|next)\b`, "1", "x\nDONE\nnow it WORKS; NEXT\n"},
+		{`(?m)^(FAIL|FAILED)\b|--- FAIL|\b[1-9][0-9]* (failed|errors?)\b`, "0", "ok\n3 errors\nFAIL\n"},
+		{`(?m)^FAIL$`, "0", "x\nFAIL\ny"},
+		{`^FAIL`, "0", "x\nFAIL"},
+		{`FAIL$`, "0", "FAIL\nx"},
+		{`\bdone\b`, "1", "\u0130 DONE\u212a"},
 		{`kelvin`, "1", "\u212aelvin"},
+		{`\bworks\b[^\n]{0,9}\bnow\b`, "1", "caf\u00e9 WOR\u212aS NOW"},
+		{`\bworks\b[^\n]{0,9}\bnow\b`, "1", "caf\u00e9 WORKS NOW"},
 		{`ss+`, "1", "\u017fs"},
 		{`a|b*`, "0", "zzz"},
 		{`x{2,}y`, "0", "xxy"},
+		{`ab\s+cd`, "0", "ab\ncd"},
 	}
 	for _, s := range seeds {
-		f.Add(s[0], s[1] == "1", s[2])
+		f.Add(s[0], s[1] == "1", s[2], false)
 	}
-	f.Fuzz(func(t *testing.T, pattern string, fold bool, s string) {
+	f.Fuzz(func(t *testing.T, pattern string, fold bool, s string, lowered bool) {
 		pat := pattern
 		if fold {
 			pat = "(?i)" + pat
@@ -58,9 +71,49 @@ func FuzzPrefilter(f *testing.F) {
 		if p == nil {
 			return
 		}
+		want := re.MatchString(s)
 		tx := text{s: s}
-		if re.MatchString(s) && !p.mayMatch(&tx) {
+		if lowered {
+			tx.low()
+		}
+		if want && !p.mayMatch(&tx) {
 			t.Fatalf("prefilter %+v rejects %q, which %q matches", p, s, pat)
+		}
+		if got := p.match(re, &tx); got != want {
+			t.Fatalf("prefilter %+v: match(%q) = %v, %q says %v", p, s, got, pat, want)
+		}
+	})
+}
+
+// FuzzExactSet: the one-pass case-sensitive search agrees with searching
+// for each needle.
+func FuzzExactSet(f *testing.F) {
+	f.Add("npm install x && go build", "npm i ,go build,cargo add,pip install")
+	f.Add("NPM INSTALL", "npm install,a,b,c")
+	f.Add("\u00e9t\u00e9 caf\u00e9", "caf\u00e9,\u00e9t\u00e9,x,y")
+	f.Add("", "a")
+	f.Fuzz(func(t *testing.T, s, list string) {
+		var needles []string
+		for _, n := range strings.Split(list, ",") {
+			if n != "" && len(needles) < 64 {
+				needles = append(needles, n)
+			}
+		}
+		if len(needles) == 0 {
+			return
+		}
+		want := false
+		for _, n := range needles {
+			if strings.Contains(s, n) {
+				want = true
+			}
+		}
+		set := newExactSet(needles)
+		if got := set.in(s); got != want {
+			t.Fatalf("in(%q, %q) = %v, want %v", s, needles, got, want)
+		}
+		if i := set.index(s); i >= 0 && !slices.ContainsFunc(needles, func(n string) bool { return strings.HasPrefix(s[i:], n) }) {
+			t.Fatalf("index(%q, %q) = %d, where no needle starts", s, needles, i)
 		}
 	})
 }

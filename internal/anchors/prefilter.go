@@ -1,6 +1,7 @@
 package anchors
 
 import (
+	"regexp"
 	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
@@ -11,18 +12,38 @@ import (
 // Go's regexp has no literal prefilter of its own for alternations, and rule
 // regexes run over long tool outputs and commands.
 type prefilter struct {
+	litSet
+	// also are further sets of which every match holds one literal too
+	// (the parts of a concatenation: "done … now" holds "done" and "now").
+	also []litSet
+	// lines: no match spans a line break and every assertion of the regex
+	// reads the same on one line as in the whole text (no \A, \z, or ^ and $
+	// without (?m)), so the regex matches the text exactly when it matches
+	// one of the text's lines, and only a line holding a literal can match.
+	lines bool
+}
+
+// litSet is a set of literals of which a text must hold one.
+type litSet struct {
 	lits []string
 	// fold: the literals are lower-case and must be looked up in the
 	// ASCII-lower-cased text.
 	fold bool
 	// foldSK: some literal holds 's' or 'k', whose case-fold orbits include
-	// non-ASCII runes (ſ, KELVIN SIGN); on non-ASCII text the prefilter is
-	// not used then, so it never rejects a text the regex would match.
+	// non-ASCII runes (ſ, KELVIN SIGN); on a text holding one of those the
+	// set is not used then, so it never rejects a text the regex would
+	// match.
 	foldSK bool
+	// one finds the literals in one pass: many in a short text, or
+	// folded ones in a text not lower-cased yet.
+	one *foldSet
 }
 
 // maxPrefilterLits bounds the literal set; beyond it the regex runs as is.
 const maxPrefilterLits = 64
+
+// maxAlso bounds the further literal sets a prefilter checks.
+const maxAlso = 3
 
 // newPrefilter derives a prefilter from a pattern, or returns nil when no
 // useful one exists (some match needs no literal).
@@ -35,31 +56,137 @@ func newPrefilter(pattern string, fold bool) *prefilter {
 	if err != nil {
 		return nil
 	}
-	lits, ok := required(re.Simplify())
+	sre := re.Simplify()
+	lits, ok := required(sre)
 	if !ok || len(lits) == 0 {
 		return nil
 	}
-	p := &prefilter{}
-	for _, l := range lits {
-		if l.fold {
-			p.fold = true
+	ls, ok := newLitSet(lits)
+	if !ok {
+		return nil
+	}
+	p := &prefilter{litSet: ls, lines: lineLocal(re)}
+	var parts [][]lit
+	if sre.Op == syntax.OpConcat { // else the only part is the whole
+		parts = conjuncts(sre, nil)
+	}
+	for _, c := range parts {
+		if len(p.also) == maxAlso {
+			break
+		}
+		if minLen(c) < 3 {
+			continue // short literals occur in most texts
+		}
+		if s, ok := newLitSet(c); ok && !p.implies(&s) {
+			p.also = append(p.also, s)
 		}
 	}
-	for _, l := range lits {
-		s := l.s
-		if p.fold {
-			if !isASCII(s) {
-				return nil // non-ASCII case folding: no cheap exact prefilter
-			}
-			s = strings.ToLower(s)
-			if strings.ContainsAny(s, "sk") {
-				p.foldSK = true
-			}
-		}
-		p.lits = append(p.lits, s)
-	}
-	p.lits = dropContaining(p.lits)
 	return p
+}
+
+// newLitSet makes the set of literals ls, lower-cased when one of them
+// folds case; ok is false when a folding literal is not ASCII (no cheap
+// exact lookup then).
+func newLitSet(ls []lit) (litSet, bool) {
+	var s litSet
+	for _, l := range ls {
+		if l.fold {
+			s.fold = true
+		}
+	}
+	for _, l := range ls {
+		x := l.s
+		if s.fold {
+			if !isASCII(x) {
+				return litSet{}, false
+			}
+			x = strings.ToLower(x)
+			if strings.ContainsAny(x, "sk") {
+				s.foldSK = true
+			}
+		}
+		s.lits = append(s.lits, x)
+	}
+	s.lits = dropContaining(s.lits)
+	if len(s.lits) <= 64 && (s.fold || len(s.lits) >= minExactSet) {
+		s.one = newByteSet(s.lits, !s.fold)
+	}
+	return s, true
+}
+
+// implies reports whether every text holding one of the prefilter's own
+// literals also holds one of o's (each own literal contains one of o's
+// with the same case handling), so checking o would add nothing.
+func (p *prefilter) implies(o *litSet) bool {
+	if o.fold != p.fold {
+		return false
+	}
+	for _, l := range p.lits {
+		hit := false
+		for _, m := range o.lits {
+			if strings.Contains(l, m) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			return false
+		}
+	}
+	return true
+}
+
+// conjuncts appends to out the literal sets of the parts every match of
+// re is made of: each operand of a concatenation, through captures and
+// repetitions of at least once, that has a required set.
+func conjuncts(re *syntax.Regexp, out [][]lit) [][]lit {
+	switch re.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return conjuncts(re.Sub[0], out)
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return conjuncts(re.Sub[0], out)
+		}
+		return out
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			out = conjuncts(sub, out)
+		}
+		return out
+	}
+	if ls, ok := required(re); ok {
+		out = append(out, ls)
+	}
+	return out
+}
+
+// lineLocal reports whether no match of re can hold a line break and its
+// assertions hold on a line (cut out of a text, without its '\n') exactly
+// where they hold in the text: ^ and $ only with (?m), word boundaries
+// (a line's ends are not word characters, nor is '\n'), no \A or \z.
+func lineLocal(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpAnyChar, syntax.OpBeginText, syntax.OpEndText:
+		return false
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			if r == '\n' {
+				return false
+			}
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
+				return false
+			}
+		}
+	}
+	for _, sub := range re.Sub {
+		if !lineLocal(sub) {
+			return false
+		}
+	}
+	return true
 }
 
 // dropContaining removes every literal that holds another one of the set
@@ -236,19 +363,102 @@ func required(re *syntax.Regexp) ([]lit, bool) {
 	return nil, false
 }
 
-// mayMatch reports whether the text holds one of the literals.
-func (p *prefilter) mayMatch(t *text) bool {
+// undecided reports whether the set cannot decide on t: it folds 's' or
+// 'k' and t holds ſ or the KELVIN SIGN.
+func (s *litSet) undecided(t *text) bool { return s.foldSK && t.foldsSK() }
+
+// in reports whether t holds one of the literals (true when undecided).
+func (s *litSet) in(t *text) bool {
+	if s.undecided(t) {
+		return true
+	}
+	if s.one != nil && (len(t.s) <= 32*len(s.lits) || s.fold && !t.folded()) {
+		// folding: the set ignores the case of ASCII letters, as a
+		// search of the ASCII-lower-cased text does, without making that
+		// text (unless another test made it)
+		return s.one.in(t.s)
+	}
 	h := t.s
-	if p.fold {
-		if p.foldSK && !t.isASCII() {
-			return true
-		}
+	if s.fold {
 		h = t.lowASCII()
 	}
-	for _, l := range p.lits {
+	for _, l := range s.lits {
 		if strings.Contains(h, l) {
 			return true
 		}
 	}
 	return false
+}
+
+// mayMatch reports whether the text holds one of the literals, and one of
+// each further set's.
+func (p *prefilter) mayMatch(t *text) bool {
+	return p.litSet.in(t) && p.alsoIn(t)
+}
+
+// alsoIn reports whether the text holds one literal of each further set.
+func (p *prefilter) alsoIn(t *text) bool {
+	for i := range p.also {
+		if !p.also[i].in(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// match reports whether re, the regex the prefilter was made from,
+// matches t: never when a literal set misses, and for a line-local regex
+// only the lines that hold a literal are searched (most of a long tool
+// output is not, and Go's regexp is slow on long texts).
+func (p *prefilter) match(re *regexp.Regexp, t *text) bool {
+	if !p.alsoIn(t) {
+		return false
+	}
+	if !p.lines || p.undecided(t) {
+		return p.litSet.in(t) && re.MatchString(t.s)
+	}
+	if p.one != nil {
+		// The set scans the text itself: no lower-cased copy.
+		for from := 0; from < len(t.s); {
+			i := p.one.index(t.s[from:])
+			if i < 0 {
+				return false
+			}
+			end, ok := p.matchLine(re, t.s, from+i)
+			if ok {
+				return true
+			}
+			from = end + 1
+		}
+		return false
+	}
+	h := t.s
+	if p.fold {
+		h = t.alignedLow()
+	}
+	for _, l := range p.lits {
+		for from := 0; from < len(h); {
+			i := strings.Index(h[from:], l)
+			if i < 0 {
+				break
+			}
+			end, ok := p.matchLine(re, t.s, from+i)
+			if ok {
+				return true
+			}
+			from = end + 1
+		}
+	}
+	return false
+}
+
+// matchLine reports whether re matches the line of s that holds byte i,
+// and where that line ends.
+func (p *prefilter) matchLine(re *regexp.Regexp, s string, i int) (end int, ok bool) {
+	start := strings.LastIndexByte(s[:i], '\n') + 1
+	end = len(s)
+	if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+		end = i + j
+	}
+	return end, re.MatchString(s[start:end])
 }

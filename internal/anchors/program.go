@@ -39,7 +39,15 @@ type leaf struct {
 	n     int
 	// folder searches ASCII needles case-insensitively in one pass.
 	folder *foldSet
+	// exact searches many needles with their case in one pass (short
+	// texts; a long one is searched needle by needle, each search being
+	// vectorised).
+	exact *foldSet
 }
+
+// minExactSet is the number of needles from which a case-sensitive
+// contains searches a short text in one pass.
+const minExactSet = 4
 
 type compiledSet struct {
 	set   *RuleSet
@@ -240,6 +248,9 @@ func (p *program) text(t *Text) *tnode {
 		if t.Fold && l.ascii && len(l.needles) <= 64 {
 			l.folder = newFoldSet(l.needles)
 		}
+		if !t.Fold && len(l.needles) >= minExactSet && len(l.needles) <= 64 && !slices.Contains(l.needles, "") {
+			l.exact = newExactSet(l.needles)
+		}
 		n.cost = 2
 		if t.Fold {
 			n.cost = 3 // lower-cases the text once
@@ -273,6 +284,7 @@ type text struct {
 	memo  []uint64
 	forms *textForms // nil until a lower-cased form is needed
 	ascii int8       // 0 unknown, 1 yes, 2 no
+	sk    int8       // foldsSK: 0 unknown, 1 yes, 2 no
 }
 
 // textForms are the lower-cased forms of a text, made on demand (most texts
@@ -294,6 +306,20 @@ func (t *text) isASCII() bool {
 		}
 	}
 	return t.ascii == 1
+}
+
+// foldsSK reports whether the text holds ſ (U+017F) or the KELVIN SIGN
+// (U+212A), the only non-ASCII runes whose case-fold orbits hold ASCII
+// letters ('s' and 'k'): without them, a case-insensitive regex matches an
+// ASCII literal only where the ASCII-lower-cased text holds it.
+func (t *text) foldsSK() bool {
+	if t.sk == 0 {
+		t.sk = 2
+		if !t.isASCII() && (strings.Contains(t.s, "\u017f") || strings.Contains(t.s, "\u212a")) {
+			t.sk = 1
+		}
+	}
+	return t.sk == 1
 }
 
 func (t *text) fm() *textForms {
@@ -333,6 +359,20 @@ func (t *text) lowASCII() string {
 	if f.lowered {
 		return f.lower
 	}
+	if !f.alowed {
+		f.alower, f.alowed = asciiLower(t.s), true
+	}
+	return f.alower
+}
+
+// alignedLow is the text with only ASCII letters lower-cased, byte for
+// byte where the text is (lowASCII may be the Unicode lower-cased text,
+// whose bytes can move against the text's).
+func (t *text) alignedLow() string {
+	if t.isASCII() {
+		return t.lowASCII() // both forms are the same
+	}
+	f := t.fm()
 	if !f.alowed {
 		f.alower, f.alowed = asciiLower(t.s), true
 	}
@@ -439,7 +479,11 @@ func (t *text) leaf(l *leaf, id int32) bool {
 	case TextContains:
 		v = l.contains(t)
 	case TextRegex:
-		v = (l.pre == nil || l.pre.mayMatch(t)) && l.re.MatchString(t.s)
+		if l.pre != nil {
+			v = l.pre.match(l.re, t)
+		} else {
+			v = l.re.MatchString(t.s)
+		}
 	case TextLongerThan:
 		v = len(t.s) > l.n
 	case TextShorterThan:
@@ -465,6 +509,8 @@ func (l *leaf) contains(t *text) bool {
 	case l.folder != nil && !t.folded():
 		// One pass, no lower-cased copy (unless another leaf made one).
 		return l.folder.in(t.s)
+	case l.exact != nil && len(t.s) <= 32*len(l.needles):
+		return l.exact.in(t.s)
 	case l.fold && l.ascii:
 		h = t.lowASCII()
 	case l.fold:
@@ -516,10 +562,10 @@ type factScratch struct {
 	calls   []callFacts
 	results []resultFacts
 	turns   []turnFacts
-	cmds    map[string]string
+	cmds    commandIndex
 }
 
-var factPool = sync.Pool{New: func() any { return &factScratch{cmds: map[string]string{}} }}
+var factPool = sync.Pool{New: func() any { return &factScratch{} }}
 
 // sized returns s with length n, reallocated when too small; the pool
 // hands out cleared arrays.
@@ -537,7 +583,7 @@ func (fs *factScratch) release() {
 	clear(fs.calls)
 	clear(fs.results)
 	clear(fs.turns)
-	clear(fs.cmds)
+	fs.cmds.release()
 	factPool.Put(fs)
 }
 
@@ -555,7 +601,7 @@ func (p *program) facts(turns []transcript.Turn) (out []turnFacts, fs *factScrat
 	fs.calls = sized(fs.calls, ncalls)
 	fs.results = sized(fs.results, nresults)
 	fs.turns = sized(fs.turns, len(turns))
-	slab, calls, results, cmds, out := fs.slab, fs.calls, fs.results, fs.cmds, fs.turns
+	slab, calls, results, cmds, out := fs.slab, fs.calls, fs.results, &fs.cmds, fs.turns
 	take := func(s string) text {
 		t := text{s: s, memo: slab[: 2*nw : 2*nw]}
 		slab = slab[2*nw:]
@@ -597,25 +643,71 @@ func (p *program) facts(turns []transcript.Turn) (out []turnFacts, fs *factScrat
 			c := &t.ToolCalls[j]
 			f.calls[j] = callFacts{name: c.Name, command: take(c.Command), path: take(c.Path), input: take(c.Input)}
 		}
-		callCommands(t, cmds)
+		cmds.reset(t)
 		f.results, results = results[:len(t.ToolResults):len(t.ToolResults)], results[len(t.ToolResults):]
 		for j := range t.ToolResults {
 			r := &t.ToolResults[j]
-			f.results[j] = resultFacts{name: r.Name, success: r.Success, output: take(r.Output), command: take(cmds[r.ID])}
+			f.results[j] = resultFacts{name: r.Name, success: r.Success, output: take(r.Output), command: take(cmds.command(r.ID))}
 		}
 	}
 	return out, fs
 }
 
-// callCommands fills m (cleared first) with the command of each tool call
-// of the turn that has one, by call id: the command a tool result answers.
-func callCommands(t *transcript.Turn, m map[string]string) {
-	clear(m)
+// commandIndex answers which command a tool result of a turn answers: the
+// command of the last tool call with the result's id that has one. A turn
+// of few calls is searched directly; a map is built for one of many.
+type commandIndex struct {
+	t      *transcript.Turn
+	m      map[string]string
+	mapped bool // m holds t's commands
+}
+
+// maxScanCalls is the number of tool calls up to which a turn's calls are
+// searched one by one instead of indexed by a map.
+const maxScanCalls = 32
+
+// reset makes the index answer for turn t.
+func (ci *commandIndex) reset(t *transcript.Turn) {
+	ci.t = t
+	if ci.mapped {
+		clear(ci.m)
+		ci.mapped = false
+	}
+	if len(t.ToolCalls) <= maxScanCalls {
+		return
+	}
+	if ci.m == nil {
+		ci.m = map[string]string{}
+	}
 	for j := range t.ToolCalls {
 		if c := &t.ToolCalls[j]; c.Command != "" {
-			m[c.ID] = c.Command
+			ci.m[c.ID] = c.Command
 		}
 	}
+	ci.mapped = true
+}
+
+// release forgets the turn (the index is kept in a pool).
+func (ci *commandIndex) release() {
+	if ci.mapped {
+		clear(ci.m)
+	}
+	ci.t, ci.mapped = nil, false
+}
+
+// command is the command the result with the given id answers ("" for
+// none).
+func (ci *commandIndex) command(id string) string {
+	if ci.mapped {
+		return ci.m[id]
+	}
+	calls := ci.t.ToolCalls
+	for j := len(calls) - 1; j >= 0; j-- {
+		if c := &calls[j]; c.ID == id && c.Command != "" {
+			return c.Command
+		}
+	}
+	return ""
 }
 
 // holds evaluates a compiled condition on a turn.

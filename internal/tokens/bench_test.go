@@ -44,3 +44,25 @@ func BenchmarkRulers(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkChars4Pair counts every block of the corpus with chars4 and
+// chars4msg, one ruler after the other (separate) or in one pass over each
+// text (paired, as EstimateCalls does when it measures both).
+func BenchmarkChars4Pair(b *testing.B) {
+	blocks := benchBlocks(b)
+	b.Run("separate", func(b *testing.B) {
+		for b.Loop() {
+			for j := range blocks {
+				_ = (chars4{}).block(&blocks[j]) + (chars4msg{}).block(&blocks[j])
+			}
+		}
+	})
+	b.Run("paired", func(b *testing.B) {
+		for b.Loop() {
+			for j := range blocks {
+				x, y := chars4Pair(&blocks[j])
+				_ = x + y
+			}
+		}
+	})
+}

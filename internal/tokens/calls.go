@@ -91,6 +91,50 @@ type rulerSums struct {
 	thinkOld []int64 // thinking of earlier turns
 	overhead []int64
 	out      Estimates
+	// c4, c4msg are the places of the chars4 and chars4msg rulers when
+	// both are measured (else -1): each block's texts are read once for
+	// both (chars4Pair).
+	c4, c4msg int
+}
+
+// pairChars4 finds chars4 and chars4msg among the rulers.
+func (s *rulerSums) pairChars4() {
+	s.c4, s.c4msg = -1, -1
+	for r, ru := range s.rulers {
+		switch ru.c.(type) {
+		case chars4:
+			s.c4 = r
+		case chars4msg:
+			s.c4msg = r
+		}
+	}
+	if s.c4 < 0 || s.c4msg < 0 {
+		s.c4, s.c4msg = -1, -1
+	}
+}
+
+// fillChars4 counts the blocks of m with chars4 and chars4msg together
+// where either count is not cached yet, and caches both.
+func (s *rulerSums) fillChars4(m *transcript.Message) {
+	a, b := s.rulers[s.c4], s.rulers[s.c4msg]
+	if a.slot < 0 || b.slot < 0 {
+		return // Block counts them one by one
+	}
+	for j := range m.Blocks {
+		blk := &m.Blocks[j]
+		_, okA := blk.CachedTokens(a.slot)
+		_, okB := blk.CachedTokens(b.slot)
+		if okA && okB {
+			continue
+		}
+		na, nb := chars4Pair(blk)
+		if !okA {
+			blk.SetCachedTokens(a.slot, na)
+		}
+		if !okB {
+			blk.SetCachedTokens(b.slot, nb)
+		}
+	}
 }
 
 func (s *rulerSums) reset() {
@@ -100,6 +144,9 @@ func (s *rulerSums) reset() {
 }
 
 func (s *rulerSums) add(m *transcript.Message) {
+	if s.c4 >= 0 {
+		s.fillChars4(m)
+	}
 	for r, ru := range s.rulers {
 		s.base[r] += int64(ru.MessageOverhead())
 		for j := range m.Blocks {
@@ -167,6 +214,7 @@ func EstimateCalls(t *transcript.Transcript, rulers []*Ruler, mode Anchoring, mo
 	n := len(rulers)
 	s := &rulerSums{rulers: rulers, base: make([]int64, n), thinkCur: make([]int64, n),
 		thinkOld: make([]int64, n), overhead: make([]int64, n)}
+	s.pairChars4()
 	walk(t, mode, models, s)
 	return s.out
 }

@@ -150,3 +150,38 @@ func TestDefaultFactorsOnCorpus(t *testing.T) {
 		t.Errorf("median |err| %.2f%% > 3%%", 100*s.Median)
 	}
 }
+
+// BenchmarkFoldFitCorpus is the cross-validated refit a run's summary does
+// at its end, on every transcript of the real corpus with usage: ten folds
+// by path hash plus the fit on all samples, then each sample's errors.
+func BenchmarkFoldFitCorpus(b *testing.B) {
+	in, err := loader.Walk([]string{testutil.RealCorpus(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var samples []Sample
+	for _, f := range in.Files {
+		loader.ReadFile(f.Path, loader.Options{}, func(tr *transcript.Transcript) error {
+			samples = append(samples, Collect(tr, AnchorSegments, nil))
+			return nil
+		})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := testutil.CPUTime()
+	for b.Loop() {
+		ff := NewFoldFit(FitOptions{}, nil)
+		for i := range samples {
+			h := fnv.New32a()
+			h.Write([]byte(samples[i].Path))
+			ff.Add(&samples[i], int(h.Sum32()%10))
+		}
+		if err := ff.Fit(true); err != nil {
+			b.Fatal(err)
+		}
+		for i := range samples {
+			ff.Errors(i, &samples[i])
+		}
+	}
+	b.ReportMetric(float64(testutil.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+}

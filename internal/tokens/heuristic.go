@@ -85,6 +85,45 @@ func jsonStringLen(s string) int {
 	return n
 }
 
+// utf16JSONLen is utf16Len(s) and jsonStringLen(s) in one pass.
+func utf16JSONLen(s string) (u, j int) {
+	extra, i := 2, 0
+	for ; i+8 <= len(s); i += 8 {
+		x := word(s, i)
+		u += utf16Word(x)
+		extra += bits.OnesCount64(equal(x, '"') | equal(x, '\\'))
+		if ctrl := below(x, 0x20); ctrl != 0 {
+			short := equal(x, '\n') | equal(x, '\t') | equal(x, '\r') | equal(x, '\b') | equal(x, '\f')
+			extra += 5*bits.OnesCount64(ctrl) - 4*bits.OnesCount64(short)
+		}
+	}
+	for ; i < len(s); i++ {
+		c := utf16Units(s[i])
+		u += c
+		extra += jsonUnits(s[i]) - c
+	}
+	return u, u + extra
+}
+
+// chars4Pair is chars4's and chars4msg's counts of one block, each text
+// read once (a run measures both).
+func chars4Pair(b *transcript.Block) (c4, c4msg int) {
+	switch b.Kind {
+	case transcript.BlockText, transcript.BlockInjected:
+		n := ceil4(utf16Len(b.Text))
+		return n, n
+	case transcript.BlockToolUse:
+		name, in := utf16Len(b.ToolName), utf16Len(b.Input)
+		return ceil4(name + in), ceil4(name) + ceil4(in)
+	case transcript.BlockToolResult:
+		u, j := utf16JSONLen(b.Text)
+		return ceil4(u), ceil4(j)
+	case transcript.BlockImage:
+		return 0, 0
+	}
+	return ceil4(utf16Len(b.Text)), 0
+}
+
 // jsonUnits is what one byte adds to jsonStringLen.
 func jsonUnits(c byte) int {
 	switch {

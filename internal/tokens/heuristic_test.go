@@ -110,6 +110,9 @@ func TestLengthsMatchByteByByte(t *testing.T) {
 		if got, want := jsonStringLen(s), jsonStringLenByByte(s); got != want {
 			t.Errorf("jsonStringLen(%q) = %d, want %d", s, got, want)
 		}
+		if u, j := utf16JSONLen(s); u != utf16LenByByte(s) || j != jsonStringLenByByte(s) {
+			t.Errorf("utf16JSONLen(%q) = %d, %d, want %d, %d", s, u, j, utf16LenByByte(s), jsonStringLenByByte(s))
+		}
 	}
 }
 
@@ -123,6 +126,16 @@ func FuzzLengths(f *testing.F) {
 		}
 		if got, want := jsonStringLen(s), jsonStringLenByByte(s); got != want {
 			t.Fatalf("jsonStringLen(%q) = %d, want %d", s, got, want)
+		}
+		if u, j := utf16JSONLen(s); u != utf16LenByByte(s) || j != jsonStringLenByByte(s) {
+			t.Fatalf("utf16JSONLen(%q) = %d, %d, want %d, %d", s, u, j, utf16LenByByte(s), jsonStringLenByByte(s))
+		}
+		for _, k := range []transcript.BlockKind{transcript.BlockText, transcript.BlockInjected, transcript.BlockThinking,
+			transcript.BlockToolUse, transcript.BlockToolResult, transcript.BlockImage} {
+			b := transcript.Block{Kind: k, Text: s, ToolName: s[:len(s)/3], Input: s[len(s)/3:]}
+			if a, m := chars4Pair(&b); a != (chars4{}).block(&b) || m != (chars4msg{}).block(&b) {
+				t.Fatalf("chars4Pair(kind %v, %q) = %d, %d, want %d, %d", k, s, a, m, (chars4{}).block(&b), (chars4msg{}).block(&b))
+			}
 		}
 	})
 }
