@@ -297,12 +297,12 @@ func addChatGPTMessage(b *builder, nd *cgNode, where string) {
 // chatGPTCall makes the tool call an assistant message addressed to a
 // tool (recipient) stands for, its text the input.
 func chatGPTCall(b *builder, recipient string, blocks []transcript.Block) transcript.Block {
-	input := ""
+	var input strings.Builder // not +=, which copies the text so far per part
 	for _, bl := range blocks {
-		input += bl.Text
+		input.WriteString(bl.Text)
 	}
 	return transcript.Block{Kind: transcript.BlockToolUse, ToolID: b.newID("call-"),
-		ToolName: recipient, Input: jsonObject([]string{"input"}, []string{input})}
+		ToolName: recipient, Input: jsonObject([]string{"input"}, []string{input.String()})}
 }
 
 // chatGPTResult makes a tool message one tool result: its texts joined,

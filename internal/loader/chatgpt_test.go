@@ -2,6 +2,7 @@ package loader
 
 import (
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -53,4 +54,26 @@ func FuzzChatGPT(f *testing.F) {
 	f.Add([]byte(`[{"mapping":{"a":{"id":"a","parent":"b","message":{"author":{"role":"user"},"content":{"content_type":"text","parts":["x"]}}},"b":{"id":"b","parent":"a"}},"current_node":"a"}]`))
 	f.Add([]byte(`{"mapping":{"a":{"parent":"zz","message":{"author":{"role":"tool"},"content":{"content_type":"mystery","parts":[1,"y"]}}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, ChatGPTFormat, data) })
+}
+
+// TestChatGPTCallJoinsLinearly checks that the input of a tool call made of
+// many parts is joined in one pass: appending part by part to a string
+// copies the text so far each time, 20 000 parts of 10 bytes 2 GB.
+func TestChatGPTCallJoinsLinearly(t *testing.T) {
+	const n, part = 20_000, "0123456789"
+	blocks := make([]transcript.Block, n)
+	for i := range blocks {
+		blocks[i] = transcript.Block{Kind: transcript.BlockText, Text: part}
+	}
+	b := newBuilder("x.json", ChatGPTFormat)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	call := chatGPTCall(b, "python", blocks)
+	runtime.ReadMemStats(&after)
+	if want := jsonObject([]string{"input"}, []string{strings.Repeat(part, n)}); call.Input != want {
+		t.Fatalf("input of %d bytes, want the %d parts joined (%d bytes)", len(call.Input), n, len(want))
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > uint64(20*n*len(part)) {
+		t.Errorf("joining %d bytes allocated %d bytes", n*len(part), got)
+	}
 }

@@ -280,6 +280,7 @@ func activeBranch(b *builder, msgs []caMessage, leafUUID string, where string) [
 	}
 	leaf := branchLeaf(msgs, index, leafUUID)
 	in := make([]bool, len(msgs))
+	free := newFreeBelow(len(msgs))
 	var path []int
 	for cur := leaf; cur >= 0; {
 		if in[cur] {
@@ -287,6 +288,7 @@ func activeBranch(b *builder, msgs []caMessage, leafUUID string, where string) [
 			break
 		}
 		in[cur] = true
+		free.take(cur)
 		path = append(path, cur)
 		parent := msgs[cur].parent
 		if !msgs[cur].hasParent || parent == "" || parent == claudeRootParent {
@@ -294,7 +296,7 @@ func activeBranch(b *builder, msgs []caMessage, leafUUID string, where string) [
 		}
 		next, ok := index[parent]
 		if !ok {
-			next = missingParent(b, msgs, in, cur, where)
+			next = missingParent(b, msgs, free, cur, where)
 		}
 		cur = next
 	}
@@ -335,14 +337,8 @@ func branchLeaf(msgs []caMessage, index map[string]int, leafUUID string) int {
 // missingParent links message cur, whose parent is not in the
 // conversation, to the nearest earlier message not on the branch, and
 // reports it. It returns that message, or -1.
-func missingParent(b *builder, msgs []caMessage, in []bool, cur int, where string) int {
-	next := -1
-	for j := cur - 1; j >= 0; j-- {
-		if !in[j] {
-			next = j
-			break
-		}
-	}
+func missingParent(b *builder, msgs []caMessage, free *freeBelow, cur int, where string) int {
+	next := free.at(cur - 1)
 	parent := msgs[cur].parent
 	if next >= 0 {
 		b.problem(msgs[cur].line, "%s: parent_message_uuid %s of message %s is not in the conversation; linked to the message before it (%s)", where, parent, msgs[cur].uuid, msgs[next].uuid)
@@ -533,4 +529,36 @@ func claudeBlock(b *builder, it *fastjson.Value, line int, where string, out []t
 		}
 	}
 	return out
+}
+
+// freeBelow finds, among the indices 0..n-1, the nearest one at or below a
+// given index that is not yet taken (on the branch being walked). A plain
+// scan down is quadratic: a branch that alternates between messages below
+// and above a growing run of taken ones crosses the whole run at every
+// missing parent. Each taken index points further down, and the pointers
+// are shortened as they are followed (path compression), so a walk costs
+// about its length.
+type freeBelow struct{ down []int }
+
+func newFreeBelow(n int) *freeBelow {
+	f := &freeBelow{down: make([]int, n)}
+	for i := range f.down {
+		f.down[i] = i
+	}
+	return f
+}
+
+// take marks index i taken.
+func (f *freeBelow) take(i int) { f.down[i] = i - 1 }
+
+// at returns the largest index <= i not taken, or -1.
+func (f *freeBelow) at(i int) int {
+	root := i
+	for root >= 0 && f.down[root] != root {
+		root = f.down[root]
+	}
+	for i > root {
+		i, f.down[i] = f.down[i], root
+	}
+	return root
 }

@@ -149,18 +149,54 @@ type codexFile struct {
 	loosePeak  int64
 	sawOutput  bool
 	unknown    map[string]bool // unknown record types reported
-	// userSince holds the indices of the user prompts added since the last
-	// assistant or tool message, and whether each came from an event_msg
-	// user_message: Codex records a prompt both as a response_item and as
+	// userSince holds the user prompts added since the last assistant or
+	// tool message: Codex records a prompt both as a response_item and as
 	// an event_msg, and either may be missing.
-	userSince []codexPrompt
+	userSince codexPrompts
 }
 
-// codexPrompt is a user prompt added to the messages.
-type codexPrompt struct {
-	index     int
-	text      string
-	fromEvent bool
+// codexPrompts are the user prompts added since the last assistant or tool
+// message, looked up by text: a burst of thousands of prompts costs each
+// one a lookup, not a pass over the others.
+type codexPrompts struct {
+	// texts holds the prompts' texts.
+	texts map[string]bool
+	// events holds, by text, the message indices of the prompts that came
+	// from an event_msg user_message and that no response_item has taken
+	// the place of yet, oldest first.
+	events map[string][]int
+}
+
+// reset forgets the prompts.
+func (p *codexPrompts) reset() {
+	if len(p.texts) > 0 {
+		p.texts, p.events = nil, nil
+	}
+}
+
+// has reports whether a prompt of that text was added.
+func (p *codexPrompts) has(text string) bool { return p.texts[text] }
+
+// add records a prompt added at message index, from an event or not.
+func (p *codexPrompts) add(index int, text string, fromEvent bool) {
+	if p.texts == nil {
+		p.texts, p.events = map[string]bool{}, map[string][]int{}
+	}
+	p.texts[text] = true
+	if fromEvent {
+		p.events[text] = append(p.events[text], index)
+	}
+}
+
+// takeEvent returns the message index of the oldest prompt of that text
+// from an event that nothing has taken the place of, and marks it taken.
+func (p *codexPrompts) takeEvent(text string) (int, bool) {
+	q := p.events[text]
+	if len(q) == 0 {
+		return 0, false
+	}
+	p.events[text] = q[1:]
+	return q[0], true
 }
 
 func (codex) Read(src *Source, emit func(*transcript.Transcript) error) error {
@@ -308,7 +344,7 @@ func (c *codexFile) flush() {
 
 // assistant returns the message of the response being read, opening one.
 func (c *codexFile) assistant(n int, ts string) *transcript.Message {
-	c.userSince = c.userSince[:0]
+	c.userSince.reset()
 	c.sawOutput = true
 	if c.pending == nil {
 		c.pending = &transcript.Message{Role: transcript.RoleAssistant, Timestamp: ts, Line: n, Model: c.model}
@@ -347,7 +383,7 @@ func (c *codexFile) item(n int, it *fastjson.Value, ts string) {
 		m.Blocks = append(m.Blocks, blocks...)
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		c.flush()
-		c.userSince = c.userSince[:0]
+		c.userSince.reset()
 		bl := transcript.Block{Kind: transcript.BlockToolResult, ToolID: firstStr(it, "call_id", "id")}
 		codexOutput(&bl, it.Get("output"))
 		b.add(transcript.Message{Role: transcript.RoleTool, Blocks: []transcript.Block{bl}, Timestamp: ts, Line: n})
@@ -418,16 +454,13 @@ func (c *codexFile) message(n int, it *fastjson.Value, ts string) {
 	}
 	if m.IsPrompt() {
 		text := strings.TrimSpace(m.Text())
-		for k, up := range c.userSince {
-			if up.fromEvent && up.text == text {
-				b.register(&m)
-				b.t.Messages[up.index] = m
-				c.userSince[k].fromEvent = false
-				b.parsed()
-				return
-			}
+		if i, ok := c.userSince.takeEvent(text); ok {
+			b.register(&m)
+			b.t.Messages[i] = m
+			b.parsed()
+			return
 		}
-		c.userSince = append(c.userSince, codexPrompt{index: len(b.t.Messages), text: text})
+		c.userSince.add(len(b.t.Messages), text, false)
 	}
 	b.add(m)
 	b.parsed()
@@ -544,13 +577,11 @@ func (c *codexFile) eventPrompt(n int, pl *fastjson.Value, ts string) bool {
 	if text == "" {
 		return false
 	}
-	for _, up := range c.userSince {
-		if up.text == text {
-			return false
-		}
+	if c.userSince.has(text) {
+		return false
 	}
 	c.flush()
-	c.userSince = append(c.userSince, codexPrompt{index: len(c.b.t.Messages), text: text, fromEvent: true})
+	c.userSince.add(len(c.b.t.Messages), text, true)
 	c.b.add(transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: str(pl, "message")}},
 		Timestamp: ts, Line: n})
 	return true

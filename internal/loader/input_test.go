@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -251,84 +252,95 @@ func TestOrdered(t *testing.T) {
 	}
 }
 
-// TestOrderedBySize checks that the largest of the next window's items
-// starts first (one worker: the start order is fixed), and that with many
-// workers, random sizes and random completion order every item is emitted
-// once in index order with at most the window in flight (no deadlock).
+// TestOrderedBySize checks OrderedBySize by what can be seen from outside,
+// from the start and emit events it records:
+//
+//   - every item starts once and is emitted once, in index order, with its
+//     own result;
+//   - at no moment are more than the window's items, and the one being
+//     emitted, started and not yet emitted;
+//   - with one worker (its start order is fixed), each start is, among the
+//     window's items from the lowest one not started yet, one that no
+//     unstarted item there is larger than, the lowest index among equals.
+//
+// The sizes are random with many ties, and a few large items that must
+// jump ahead of the smaller ones below them.
 func TestOrderedBySize(t *testing.T) {
-	sizes := make([]int64, 100)
-	for i := range sizes {
-		sizes[i] = int64(i % 7)
-	}
-	sizes[40], sizes[90] = 1000, 1000
-	var starts []int
-	err := OrderedBySize(context.Background(), len(sizes), 1, func(i int) int64 { return sizes[i] },
-		func(ctx context.Context, i int) (int, error) { starts = append(starts, i); return i, nil },
-		func(int, int) error { return nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The reference: from the lowest item not started, the largest of the
-	// next window's items, the first among equals.
-	window := windowPerWorker
-	started := make([]bool, len(sizes))
-	var want []int
-	for low := 0; len(want) < len(sizes); {
-		for started[low] {
-			low++
-		}
-		pick := low
-		for i := low; i < min(len(sizes), low+window); i++ {
-			if !started[i] && sizes[i] > sizes[pick] {
-				pick = i
-			}
-		}
-		started[pick] = true
-		want = append(want, pick)
-	}
-	if !slices.Equal(starts, want) {
-		t.Errorf("start order\n got %v\nwant %v", starts, want)
-	}
-	if i := slices.Index(starts, 40); i >= 40 {
-		t.Errorf("the large item 40 started %dth, not before the smaller items below it", i)
-	}
-
-	for _, workers := range []int{2, 5} {
+	for _, workers := range []int{1, 2, 5} {
 		r := rand.New(rand.NewPCG(uint64(workers), 7))
 		n := 400
-		sz := make([]int64, n)
-		for i := range sz {
-			sz[i] = r.Int64N(50)
+		sizes := make([]int64, n)
+		for i := range sizes {
+			sizes[i] = r.Int64N(8)
 		}
-		var inflight, peak atomic.Int64
-		next := 0
-		err := OrderedBySize(context.Background(), n, workers, func(i int) int64 { return sz[i] },
+		sizes[40], sizes[90], sizes[91] = 1000, 1000, 1000
+		window := windowPerWorker * workers
+
+		var mu sync.Mutex
+		var starts []int // in the order they were recorded
+		inflight, peak := 0, 0
+		started := make([]int, n)
+		emitted := 0
+		err := OrderedBySize(context.Background(), n, workers, func(i int) int64 { return sizes[i] },
 			func(ctx context.Context, i int) (int, error) {
-				n := inflight.Add(1)
-				for {
-					p := peak.Load()
-					if n <= p || peak.CompareAndSwap(p, n) {
-						break
-					}
+				mu.Lock()
+				starts = append(starts, i)
+				started[i]++
+				inflight++
+				peak = max(peak, inflight)
+				mu.Unlock()
+				if workers > 1 {
+					time.Sleep(time.Duration(r2(i)) * time.Microsecond) // completion order varies
 				}
-				time.Sleep(time.Duration(sz[i]*5) * time.Microsecond)
 				return -i, nil
-			}, func(i, r int) error {
-				inflight.Add(-1)
-				if i != next || r != -i {
-					t.Errorf("emitted item %d (result %d), want %d", i, r, next)
+			}, func(i, res int) error {
+				mu.Lock()
+				inflight--
+				mu.Unlock()
+				if i != emitted || res != -i {
+					t.Errorf("workers=%d: emitted item %d (result %d), want item %d", workers, i, res, emitted)
 				}
-				next++
+				emitted++
 				return nil
 			})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if next != n {
-			t.Errorf("workers=%d: emitted %d of %d", workers, next, n)
+		if emitted != n {
+			t.Errorf("workers=%d: emitted %d of %d", workers, emitted, n)
 		}
-		if p := peak.Load(); p > int64(windowPerWorker*workers+1) {
-			t.Errorf("workers=%d: %d items in flight, bound is %d", workers, p, windowPerWorker*workers+1)
+		for i, c := range started {
+			if c != 1 {
+				t.Errorf("workers=%d: item %d started %d times", workers, i, c)
+			}
+		}
+		// The window bounds the items in flight plus the one being emitted.
+		if peak > window+1 {
+			t.Errorf("workers=%d: %d items in flight, the bound is the window (%d) and the one being emitted", workers, peak, window)
+		}
+		if workers != 1 {
+			continue
+		}
+		begun := make([]bool, n)
+		low := 0
+		for k, i := range starts {
+			for low < n && begun[low] {
+				low++
+			}
+			if i < low || i >= low+window {
+				t.Fatalf("start %d: item %d, outside the window [%d, %d)", k, i, low, low+window)
+			}
+			for j := low; j < min(n, low+window); j++ {
+				if !begun[j] && j != i && (sizes[j] > sizes[i] || sizes[j] == sizes[i] && j < i) {
+					t.Fatalf("start %d: item %d (size %d) started before item %d (size %d) of the same window", k, i, sizes[i], j, sizes[j])
+				}
+			}
+			begun[i] = true
+		}
+		for _, big := range []int{40, 90, 91} {
+			if k := slices.Index(starts, big); k >= big {
+				t.Errorf("the large item %d started %dth, not before the smaller items below it", big, k)
+			}
 		}
 	}
 }
@@ -361,6 +373,9 @@ func TestOrderedWorksWhileEmitting(t *testing.T) {
 		}
 	}
 }
+
+// r2 is a fixed pseudo-random delay for item i, in microseconds.
+func r2(i int) int { return (i * 7919) % 300 }
 
 // TestOrderedUnbounded runs Ordered over as many items as an int holds,
 // stopped by emit (as gen --bytes does): nothing may be sized by n.

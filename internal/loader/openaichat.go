@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
 
@@ -547,7 +548,46 @@ func functionTag(s string) (transcript.Block, string, bool) {
 		val = strings.TrimPrefix(strings.TrimSuffix(val, "\n"), "\n")
 		keys, vals = append(keys, key), append(vals, val)
 	}
-	return transcript.Block{Kind: transcript.BlockToolUse, ToolName: name, Input: jsonObject(keys, vals)}, s[:i] + after, true
+	call := transcript.Block{Kind: transcript.BlockToolUse, ToolName: name, Input: jsonObject(keys, vals)}
+	argFields(&call, keys, vals)
+	return call, s[:i] + after, true
+}
+
+// argFields sets a call's Path and Command from its string arguments as
+// Block.InputFields finds them in the JSON object jsonObject renders of
+// them, without decoding it again: the last of repeated keys, the first of
+// file_path, notebook_path and path that is not empty, command. When one
+// of those values is not UTF-8 (the JSON holds it with replacement
+// characters), or neither field is found, the call is left to InputFields.
+func argFields(call *transcript.Block, keys, vals []string) {
+	var path [3]string // file_path, notebook_path, path
+	command := ""
+	for i, k := range keys {
+		var dst *string
+		switch k {
+		case "file_path":
+			dst = &path[0]
+		case "notebook_path":
+			dst = &path[1]
+		case "path":
+			dst = &path[2]
+		case "command":
+			dst = &command
+		default:
+			continue
+		}
+		if !utf8.ValidString(vals[i]) {
+			return
+		}
+		*dst = vals[i]
+	}
+	for _, p := range path {
+		if p != "" {
+			call.Path = p
+			break
+		}
+	}
+	call.Command = command
 }
 
 // jsonObject renders string pairs as a JSON object, keys in order.
