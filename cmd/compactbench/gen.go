@@ -210,19 +210,7 @@ func genCommand(ctx context.Context, opts genOptions, stderr io.Writer) error {
 	}
 	temps := &genTemps{files: map[*genFile]bool{}}
 	defer temps.removeAll()
-	work := func(ctx context.Context, i int) (generated, error) {
-		g := generated{files: map[string]*genFile{}}
-		var err error
-		g.m, err = gen.Generate(gen.SpecAt(opts.Seed, opts.Scenarios, i), func(path string) (io.Writer, error) {
-			f, err := temps.create(opts.Out, path)
-			if err != nil {
-				return nil, err
-			}
-			g.files[path] = f
-			return f, nil
-		})
-		return g, err
-	}
+	work := genWork(opts, temps)
 	labels, err := newLabelWriter(opts.Out)
 	if err != nil {
 		return err
@@ -254,6 +242,23 @@ func genCommand(ctx context.Context, opts genOptions, stderr io.Writer) error {
 		sum.print(stderr, opts.Out, time.Since(start))
 	}
 	return nil
+}
+
+// genWork generates session i into temporary files.
+func genWork(opts genOptions, temps *genTemps) func(ctx context.Context, i int) (generated, error) {
+	return func(ctx context.Context, i int) (generated, error) {
+		g := generated{files: map[string]*genFile{}}
+		var err error
+		g.m, err = gen.Generate(gen.SpecAt(opts.Seed, opts.Scenarios, i), func(path string) (io.Writer, error) {
+			f, err := temps.create(opts.Out, path)
+			if err != nil {
+				return nil, err
+			}
+			g.files[path] = f
+			return f, nil
+		})
+		return g, err
+	}
 }
 
 // labelWriter writes the generated sessions' gold labels to labels.jsonl,
