@@ -8,7 +8,10 @@
 # resident set size) of each step, and checks that the warm cached run and
 # the merged shards wrote the cold run's bytes. Every step runs under
 # nice -n ${NICE:-10} (a shared machine). PLAIN=0 skips the run without a
-# cache (the cold --cache run is then the cold run); TMPDIR picks where the
+# cache (the cold --cache run is then the cold run); COLD=1 runs only gen
+# and the cold run without a cache (the peak-RSS trend over sizes, e.g.
+# for s in 1GiB 2GiB 4GiB; do COLD=1 scripts/scale.sh $s; done); CB picks
+# the binary (default: bin/compactbench, built); TMPDIR picks where the
 # corpus goes. Needs GNU time (/usr/bin/time). Not run in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,8 +19,8 @@ size=${1:-1GiB}
 n=${2:-4}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-make -s build
 cb=${CB:-bin/compactbench}
+[ -n "${CB:-}" ] || make -s build
 
 step() { # step NAME CMD...: one line of figures
 	local name=$1
@@ -29,6 +32,10 @@ step() { # step NAME CMD...: one line of figures
 
 step "gen --bytes $size" "$cb" gen --bytes "$size" --quiet "$tmp/corpus"
 echo "corpus: $(du -sh "$tmp/corpus" | cut -f1), $(find "$tmp/corpus" -name '*.jsonl' | wc -l) files; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "${COLD:-0}" = 1 ]; then
+	step "run (cold, no cache)" "$cb" run -q --no-progress -o "$tmp/plain" "$tmp/corpus"
+	exit 0
+fi
 step "run --cache (cold)" "$cb" run -q --no-progress --cache "$tmp/cache" -o "$tmp/cold" "$tmp/corpus"
 ref="$tmp/cold"
 if [ "${PLAIN:-1}" != 0 ]; then

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,7 +21,6 @@ import (
 	"github.com/compactbench/compactbench/internal/gen"
 	"github.com/compactbench/compactbench/internal/loader"
 	"github.com/compactbench/compactbench/internal/plan"
-	"github.com/compactbench/compactbench/internal/report"
 )
 
 func newGenCommand() *cli.Command {
@@ -107,22 +106,93 @@ func parseScenarios(s string) ([]string, error) {
 	return out, nil
 }
 
-// generated is one session, held in memory until it is written in order.
+// generated is one session: its manifest, and its files, written to
+// temporary files beside their final names until it is emitted.
 type generated struct {
 	m     *gen.Manifest
-	files map[string]*bytes.Buffer
+	files map[string]*genFile
 }
 
-// fileBufs recycles the in-memory files between sessions; growing fresh
-// buffers for every session cost as much system time as writing the files.
-var fileBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// genFile is one file of a session being generated: a temporary file in
+// its final directory, renamed to its name when the session is emitted in
+// order. A worker writes it directly (the generator hands it 256 KiB at a
+// time), so a session in flight holds no copy of its files: gen's memory
+// does not depend on the sessions' sizes or on how far the writing lags.
+type genFile struct {
+	f     *os.File
+	final string
+}
+
+// Write writes to the temporary file.
+func (g *genFile) Write(p []byte) (int, error) { return g.f.Write(p) }
+
+// Close completes the temporary file (gen.Generate closes a file when it is
+// complete).
+func (g *genFile) Close() error {
+	if err := g.f.Chmod(0o644); err != nil {
+		g.f.Close()
+		return fmt.Errorf("write %s: %w", g.final, err)
+	}
+	if err := g.f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", g.final, err)
+	}
+	return nil
+}
+
+// genTemps are the temporary files not yet renamed: those of the sessions
+// in flight, and, once generation stops, of the sessions past --bytes or
+// after an error, which are removed.
+type genTemps struct {
+	mu    sync.Mutex
+	files map[*genFile]bool
+}
+
+// create starts the temporary file of path (relative to out).
+func (t *genTemps) create(out, path string) (*genFile, error) {
+	final := filepath.Join(out, filepath.FromSlash(path))
+	dir := filepath.Dir(final)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("write %s: %w", final, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(final)+".*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", final, err)
+	}
+	g := &genFile{f: f, final: final}
+	t.mu.Lock()
+	t.files[g] = true
+	t.mu.Unlock()
+	return g, nil
+}
+
+// commit renames a complete file to its name.
+func (t *genTemps) commit(g *genFile) error {
+	if err := os.Rename(g.f.Name(), g.final); err != nil {
+		return fmt.Errorf("renaming %s: %w", g.final, err)
+	}
+	t.mu.Lock()
+	delete(t.files, g)
+	t.mu.Unlock()
+	return nil
+}
+
+// removeAll removes the files never renamed (the workers are done).
+func (t *genTemps) removeAll() {
+	for g := range t.files {
+		g.f.Close() // a file a failed session left open; else already closed
+		os.Remove(g.f.Name())
+	}
+	clear(t.files)
+}
 
 // errEnough stops generation once --bytes is reached.
 var errEnough = errors.New("enough bytes")
 
-// genCommand writes the corpus. Sessions are made in parallel and written
-// by one goroutine in index order, so the output never depends on -j; with
-// --bytes the first sessions whose total reaches the size are kept.
+// genCommand writes the corpus. Sessions are made in parallel, each
+// written by its worker to temporary files, and emitted by one goroutine
+// in index order (files renamed, labels appended), so the output never
+// depends on -j; with --bytes the first sessions whose total reaches the
+// size are kept and the files of the others removed.
 func genCommand(ctx context.Context, opts genOptions, stderr io.Writer) error {
 	if (opts.Sessions > 0) == (opts.Bytes > 0) {
 		return usageErr("gen: give one of --sessions N or --bytes SIZE")
@@ -138,30 +208,24 @@ func genCommand(ctx context.Context, opts genOptions, stderr io.Writer) error {
 	if opts.Bytes > 0 {
 		n = int(^uint(0) >> 1) // until emit says enough
 	}
-	work := func(ctx context.Context, i int) (generated, error) {
-		g := generated{files: map[string]*bytes.Buffer{}}
-		var err error
-		g.m, err = gen.Generate(gen.SpecAt(opts.Seed, opts.Scenarios, i), func(path string) (io.Writer, error) {
-			b := fileBufs.Get().(*bytes.Buffer)
-			b.Reset()
-			g.files[path] = b
-			return b, nil
-		})
-		return g, err
+	temps := &genTemps{files: map[*genFile]bool{}}
+	defer temps.removeAll()
+	work := genWork(opts, temps)
+	labels, err := newLabelWriter(opts.Out)
+	if err != nil {
+		return err
 	}
-	var (
-		labels []gen.Label
-		sum    genSummary
-	)
+	defer labels.abort()
+	var sum genSummary
 	emit := func(i int, g generated) error {
 		for _, f := range g.m.Files {
-			b := g.files[f.Path]
-			if err := writeFileAtomic(filepath.Join(opts.Out, filepath.FromSlash(f.Path)), b.Bytes()); err != nil {
+			if err := temps.commit(g.files[f.Path]); err != nil {
 				return err
 			}
-			fileBufs.Put(b)
 		}
-		labels = append(labels, g.m.Labels...)
+		if err := labels.add(g.m.Labels); err != nil {
+			return err
+		}
 		sum.add(g.m)
 		if opts.Bytes > 0 && sum.Bytes >= opts.Bytes {
 			return errEnough
@@ -171,7 +235,7 @@ func genCommand(ctx context.Context, opts genOptions, stderr io.Writer) error {
 	if err := loader.Ordered(ctx, n, opts.Jobs, work, emit); err != nil && !errors.Is(err, errEnough) {
 		return err
 	}
-	if err := writeLabels(filepath.Join(opts.Out, "labels.jsonl"), labels); err != nil {
+	if err := labels.commit(); err != nil {
 		return err
 	}
 	if !opts.Quiet {
@@ -180,18 +244,80 @@ func genCommand(ctx context.Context, opts genOptions, stderr io.Writer) error {
 	return nil
 }
 
-// writeLabels writes the generated sessions' gold labels, one JSON line
-// each, in session order.
-func writeLabels(path string, labels []gen.Label) error {
-	var lb bytes.Buffer
-	enc := json.NewEncoder(&lb)
-	enc.SetEscapeHTML(false)
-	for _, l := range labels {
-		if err := enc.Encode(l); err != nil {
-			return err
+// genWork generates session i into temporary files.
+func genWork(opts genOptions, temps *genTemps) func(ctx context.Context, i int) (generated, error) {
+	return func(ctx context.Context, i int) (generated, error) {
+		g := generated{files: map[string]*genFile{}}
+		var err error
+		g.m, err = gen.Generate(gen.SpecAt(opts.Seed, opts.Scenarios, i), func(path string) (io.Writer, error) {
+			f, err := temps.create(opts.Out, path)
+			if err != nil {
+				return nil, err
+			}
+			g.files[path] = f
+			return f, nil
+		})
+		return g, err
+	}
+}
+
+// labelWriter writes the generated sessions' gold labels to labels.jsonl,
+// one JSON line each, in session order, as the sessions are emitted: a
+// temporary file renamed when generation is complete.
+type labelWriter struct {
+	f     *os.File
+	final string
+	w     *bufio.Writer
+	enc   *json.Encoder
+}
+
+func newLabelWriter(out string) (*labelWriter, error) {
+	final := filepath.Join(out, "labels.jsonl")
+	f, err := os.CreateTemp(out, ".labels.jsonl.*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", final, err)
+	}
+	l := &labelWriter{f: f, final: final, w: bufio.NewWriterSize(f, 64<<10)}
+	l.enc = json.NewEncoder(l.w)
+	l.enc.SetEscapeHTML(false)
+	return l, nil
+}
+
+// add writes one session's labels.
+func (l *labelWriter) add(labels []gen.Label) error {
+	for _, lb := range labels {
+		if err := l.enc.Encode(lb); err != nil {
+			return fmt.Errorf("write %s: %w", l.final, err)
 		}
 	}
-	return writeFileAtomic(path, lb.Bytes())
+	return nil
+}
+
+// commit completes labels.jsonl.
+func (l *labelWriter) commit() error {
+	err := l.w.Flush()
+	if err == nil {
+		err = l.f.Chmod(0o644)
+	}
+	if err == nil {
+		err = l.f.Close()
+	}
+	if err == nil {
+		err = os.Rename(l.f.Name(), l.final)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", l.final, err)
+	}
+	l.f = nil
+	return nil
+}
+
+// abort removes the temporary file unless commit renamed it.
+func (l *labelWriter) abort() {
+	if l.f != nil {
+		l.f.Close()
+		os.Remove(l.f.Name())
+	}
 }
 
 // prepareOut creates the output directory; a non-empty one needs --force.
@@ -207,17 +333,6 @@ func prepareOut(dir string, force bool) error {
 		return usageErr("gen: %s is not empty (use --force to write into it anyway)", dir)
 	}
 	return nil
-}
-
-// writeFileAtomic writes data to path through a temporary file
-// (report.WriteFileAtomic), creating the directory, so an interrupted run
-// never leaves a half file under the name.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return report.WriteFileAtomic(dir, filepath.Base(path), data)
 }
 
 // genSummary counts what a gen run wrote.

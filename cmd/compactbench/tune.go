@@ -156,6 +156,9 @@ func tuneRun(ctx context.Context, files []loader.File, jobs int, inputFormat str
 	if err := sum.Rulers.Err(); err != nil {
 		return nil, fmt.Errorf("rulers: %w", err)
 	}
+	if err := sum.Strategies.Err(); err != nil {
+		return nil, err
+	}
 	return sum, nil
 }
 

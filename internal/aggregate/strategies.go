@@ -1,6 +1,10 @@
 package aggregate
 
 import (
+	"fmt"
+	"maps"
+	"slices"
+
 	"github.com/compactbench/compactbench/internal/analysis"
 	"github.com/compactbench/compactbench/internal/figures"
 )
@@ -38,17 +42,27 @@ func (s Strategies) finish() {
 	}
 }
 
+// Err is the first error (in strategy order) a strategy's figures met
+// reading back the values behind their medians; nil for none.
+func (s Strategies) Err() error {
+	for _, id := range slices.Sorted(maps.Keys(s)) {
+		if err := s[id].Err(); err != nil {
+			return fmt.Errorf("strategy %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
 // CompressionHistogram bins the strategy's event compression ratios in 20
 // bins over [0, 1] (negative ratios are Under) for report.html; nil for a
-// missing strategy.
+// missing strategy. An error reading the ratios back is kept in the
+// strategy's figures (Strategies.Err).
 func CompressionHistogram(st *StrategyStats) *Histogram {
 	if st == nil {
 		return nil
 	}
 	h := NewHistogram(0, 1, 20)
-	for _, v := range st.Samples(figures.MedianCompression) {
-		h.Add(v)
-	}
+	_ = st.EachSample(figures.MedianCompression, h.Add)
 	return h
 }
 

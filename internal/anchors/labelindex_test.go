@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"testing"
@@ -15,12 +16,13 @@ import (
 // the LabelSet's lookups are checked against.
 type mapLabelIndex struct {
 	s            *LabelSet
+	labels       []Label
 	byID, byPath map[string][]int
 }
 
-func newMapLabelIndex(s *LabelSet) *mapLabelIndex {
-	m := &mapLabelIndex{s: s, byID: map[string][]int{}, byPath: map[string][]int{}}
-	for i, l := range s.labels {
+func newMapLabelIndex(s *LabelSet, labels []Label) *mapLabelIndex {
+	m := &mapLabelIndex{s: s, labels: labels, byID: map[string][]int{}, byPath: map[string][]int{}}
+	for i, l := range labels {
 		m.byID[l.Transcript] = append(m.byID[l.Transcript], i)
 		p := l.Transcript
 		if !isAbs(p) {
@@ -44,7 +46,7 @@ func (m *mapLabelIndex) forTranscript(id, p string) ([]Label, bool) {
 		if k > 0 && idx[k-1] == i {
 			continue
 		}
-		if l := m.s.labels[i]; l.Type != "" {
+		if l := m.labels[i]; l.Type != "" {
 			out = append(out, l)
 		}
 	}
@@ -52,7 +54,7 @@ func (m *mapLabelIndex) forTranscript(id, p string) ([]Label, bool) {
 }
 
 func (m *mapLabelIndex) unmatched(ids, paths []string) []Label {
-	hit := make([]bool, len(m.s.labels))
+	hit := make([]bool, len(m.labels))
 	for _, id := range ids {
 		for _, i := range m.byID[id] {
 			hit[i] = true
@@ -66,7 +68,7 @@ func (m *mapLabelIndex) unmatched(ids, paths []string) []Label {
 	var out []Label
 	for i, h := range hit {
 		if !h {
-			out = append(out, m.s.labels[i])
+			out = append(out, m.labels[i])
 		}
 	}
 	return out
@@ -76,19 +78,27 @@ func (m *mapLabelIndex) unmatched(ids, paths []string) []Label {
 // hashed index against the map index they replaced, on label sets whose
 // transcripts are IDs, relative paths (from label files in several
 // directories, with ./ and ..) and absolute paths, several labels a
-// transcript, and lookups that hit and miss.
+// transcript, and lookups that hit and miss; the labels kept in memory, or
+// all but the last few in the temporary file.
 func TestLabelIndexMatchesMaps(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		base   string
 		labels int
+		mem    int
 	}{
-		{"no base", "", 300},
-		{"base", "/work/run", 300},
-		{"one label", "/w", 1},
-		{"empty", "/w", 0},
+		{"no base", "", 300, 1 << 20},
+		{"base", "/work/run", 300, 1 << 20},
+		{"one label", "/w", 1, 1 << 20},
+		{"empty", "/w", 0, 1 << 20},
+		{"spilled, no base", "", 300, 100},
+		{"spilled, base", "/work/run", 300, 1},
+		{"spilled, one label", "/w", 1, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			old := labelMem
+			labelMem = tc.mem
+			defer func() { labelMem = old }()
 			rng := rand.New(rand.NewPCG(1, uint64(tc.labels)))
 			files := []string{"labels.jsonl", "corp/labels.jsonl", "corp/sub/x.labels.jsonl", "/abs/labels.jsonl"}
 			names := func() string {
@@ -107,14 +117,19 @@ func TestLabelIndexMatchesMaps(t *testing.T) {
 			}
 			var labels []Label
 			for i := range tc.labels {
-				l := Label{Transcript: names(), File: files[rng.IntN(len(files))], Line: i + 1, Turn: rng.IntN(5), Type: Types[rng.IntN(len(Types))]}
+				l := Label{Transcript: names(), File: files[rng.IntN(len(files))], Line: i + 1, Turn: rng.IntN(5), Type: Types[rng.IntN(len(Types))],
+					Note: []string{"", "fixed the parser", "ünïcode ✓"}[rng.IntN(3)], PromptUUID: []string{"", "u-1"}[rng.IntN(2)],
+					Timestamp: []string{"", "2026-01-02T03:04:05Z"}[rng.IntN(2)], PromptHead: []string{"", "please fix"}[rng.IntN(2)]}
 				if rng.IntN(6) == 0 {
 					l.Turn, l.Type = -1, ""
 				}
 				labels = append(labels, l)
 			}
 			s := NewLabelSet(labels, tc.base)
-			oracle := newMapLabelIndex(s)
+			if tc.mem < 1000 && tc.labels > 1 && s.store.fsize == 0 {
+				t.Fatal("nothing went to the temporary file")
+			}
+			oracle := newMapLabelIndex(s, labels)
 			var queries [][2]string
 			for range 400 {
 				id := names()
@@ -160,4 +175,35 @@ func TestNilMatches(t *testing.T) {
 	if un := s.Matches().Unmatched(); un != nil {
 		t.Fatalf("nil set: %v", un)
 	}
+}
+
+// TestLabelSetMemoryBounded: 100,000 labels with long notes leave the live
+// heap at most 40 bytes a label (plus the last MiB of records) above where
+// it was; held as Labels they took about 300 bytes each.
+func TestLabelSetMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 100,000 labels")
+	}
+	live := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	const n = 100_000
+	before := live()
+	b := NewLabelSetBuilder("/w")
+	for i := range n {
+		b.Add(Label{Transcript: fmt.Sprintf("bugfix/%08x-aaaa-bbbb-cccc-%012x.jsonl", i, i), Turn: i % 9, Type: Types[i%len(Types)],
+			Note: "the fix was verified by the test run that followed it", File: "corpus/labels.jsonl", Line: i + 1})
+	}
+	s := b.Build()
+	grew := int64(live()) - int64(before)
+	if limit := int64(40*n + 1<<20); grew > limit {
+		t.Errorf("%d labels grew the live heap by %d bytes (limit %d)", n, grew, limit)
+	}
+	if got, ok := s.For("bugfix/00000007-aaaa-bbbb-cccc-000000000007.jsonl", "x"); !ok || len(got) != 1 || got[0].Line != 8 {
+		t.Errorf("For: %v %v", got, ok)
+	}
+	runtime.KeepAlive(s)
 }

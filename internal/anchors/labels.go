@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/maphash"
 	"path"
 	"path/filepath"
@@ -88,6 +89,13 @@ func (p LabelProblem) String() string { return fmt.Sprintf("%s:%d: %s", p.File, 
 // reports them as problem rows rather than stopping).
 func ParseLabelsLenient(data []byte, file string) ([]Label, []LabelProblem) {
 	var out []Label
+	problems := ParseLabelsFunc(data, file, func(l Label) { out = append(out, l) })
+	return out, problems
+}
+
+// ParseLabelsFunc is ParseLabelsLenient calling add with each good label
+// in line order rather than returning them all (a LabelSetBuilder's Add).
+func ParseLabelsFunc(data []byte, file string, add func(Label)) []LabelProblem {
 	var problems []LabelProblem
 	var p fastjson.Parser
 	bad := func(line int, format string, args ...any) {
@@ -182,9 +190,9 @@ func ParseLabelsLenient(data []byte, file string) ([]Label, []LabelProblem) {
 			}
 			l.Note = string(nt.GetStringBytes())
 		}
-		out = append(out, l)
+		add(l)
 	}
-	return out, problems
+	return problems
 }
 
 func shortJSONErr(err error) string {
@@ -206,12 +214,16 @@ func typeNames() string {
 // LabelSet indexes gold labels by transcript. It is immutable once built
 // and safe for concurrent use.
 //
-// The index holds no copy of a label's keys: byID and byPath are the
-// labels' numbers sorted by a hash of their transcript ID and of their
-// resolved path, and a lookup checks each candidate against the label
-// itself, so a large label file costs 32 bytes per label beyond the labels.
+// Its memory does not follow the labels' strings: the labels are kept
+// encoded, past the first MiB in a temporary file (labelStore), and the
+// index holds no copy of a label's keys: byID and byPath are the labels'
+// numbers sorted by a 32-bit hash of their transcript ID and of their
+// resolved path, and a lookup reads each candidate back and checks it, so
+// a label costs 8 bytes for each index, 8 for its offset and a flag while
+// a run records its matches.
 type LabelSet struct {
-	labels []Label
+	store  labelStore
+	n      int
 	byID   []indexKey
 	byPath []indexKey
 	seed   maphash.Seed
@@ -222,8 +234,8 @@ type LabelSet struct {
 // indexKey is one entry of a LabelSet index: the hash of a label's key
 // and the label's number.
 type indexKey struct {
-	h uint64
-	i int
+	h uint32
+	i uint32
 }
 
 // NewLabelSet indexes labels. base is the directory relative transcript and
@@ -231,34 +243,65 @@ type indexKey struct {
 // compare paths as written). A label's "transcript" is looked up both as an
 // ID and as a path relative to its label file's directory (or absolute).
 func NewLabelSet(labels []Label, base string) *LabelSet {
-	s := &LabelSet{labels: labels, byID: make([]indexKey, len(labels)), byPath: make([]indexKey, len(labels)),
-		seed: maphash.MakeSeed(), base: base}
-	h := sha256.New()
-	for i, l := range labels {
-		s.byID[i] = indexKey{maphash.String(s.seed, l.Transcript), i}
-		s.byPath[i] = indexKey{maphash.String(s.seed, s.labelPath(i)), i}
-		fmt.Fprintf(h, "%s\x00%s\x00%d\x00%s", toSlash(l.File), l.Transcript, l.Turn, l.Type)
-		if l.PromptUUID != "" || l.Timestamp != "" || l.PromptHead != "" {
-			fmt.Fprintf(h, "\x00%s\x00%s\x00%s", l.PromptUUID, l.Timestamp, l.PromptHead)
-		}
-		h.Write([]byte{'\n'})
+	b := NewLabelSetBuilder(base)
+	for _, l := range labels {
+		b.Add(l)
 	}
+	return b.Build()
+}
+
+// LabelSetBuilder makes a LabelSet one label at a time (NewLabelSet's
+// result for the labels in the order added), so that a large label file
+// is never held whole.
+type LabelSetBuilder struct {
+	s *LabelSet
+	h hash.Hash
+}
+
+// NewLabelSetBuilder starts a LabelSet; base is NewLabelSet's.
+func NewLabelSetBuilder(base string) *LabelSetBuilder {
+	return &LabelSetBuilder{s: &LabelSet{seed: maphash.MakeSeed(), base: base}, h: sha256.New()}
+}
+
+// Add appends a label.
+func (b *LabelSetBuilder) Add(l Label) {
+	s, h := b.s, b.h
+	i := uint32(s.n)
+	s.n++
+	s.byID = append(s.byID, indexKey{s.hashKey(l.Transcript), i})
+	s.byPath = append(s.byPath, indexKey{s.hashKey(s.labelPath(&l)), i})
+	s.store.add(&l)
+	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%s", toSlash(l.File), l.Transcript, l.Turn, l.Type)
+	if l.PromptUUID != "" || l.Timestamp != "" || l.PromptHead != "" {
+		fmt.Fprintf(h, "\x00%s\x00%s\x00%s", l.PromptUUID, l.Timestamp, l.PromptHead)
+	}
+	h.Write([]byte{'\n'})
+}
+
+// Build sorts the indexes and returns the set; the builder is spent.
+func (b *LabelSetBuilder) Build() *LabelSet {
+	s := b.s
 	byKey := func(a, b indexKey) int {
 		if c := cmp.Compare(a.h, b.h); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.i, b.i)
 	}
+	s.byID, s.byPath = slices.Clip(s.byID), slices.Clip(s.byPath)
 	slices.SortFunc(s.byID, byKey)
 	slices.SortFunc(s.byPath, byKey)
-	s.hash = hex.EncodeToString(h.Sum(nil)[:8])
+	s.store.done()
+	s.hash = hex.EncodeToString(b.h.Sum(nil)[:8])
+	b.s = nil
 	return s
 }
 
-// labelPath is label i's transcript as a path: relative to its label
+// hashKey is the index hash of a transcript ID or resolved path.
+func (s *LabelSet) hashKey(key string) uint32 { return uint32(maphash.String(s.seed, key)) }
+
+// labelPath is label l's transcript as a path: relative to its label
 // file's directory (or absolute), made absolute against the base.
-func (s *LabelSet) labelPath(i int) string {
-	l := &s.labels[i]
+func (s *LabelSet) labelPath(l *Label) string {
 	p := l.Transcript
 	if !isAbs(p) {
 		p = path.Join(toSlash(filepath.Dir(l.File)), toSlash(p))
@@ -273,11 +316,12 @@ func (s *LabelSet) lookup(key string, byPath bool, visit func(i int)) {
 	if byPath {
 		idx = s.byPath
 	}
-	h := maphash.String(s.seed, key)
-	k, _ := slices.BinarySearchFunc(idx, h, func(e indexKey, h uint64) int { return cmp.Compare(e.h, h) })
+	h := s.hashKey(key)
+	k, _ := slices.BinarySearchFunc(idx, h, func(e indexKey, h uint32) int { return cmp.Compare(e.h, h) })
 	for ; k < len(idx) && idx[k].h == h; k++ {
-		i := idx[k].i
-		if byPath && s.labelPath(i) == key || !byPath && s.labels[i].Transcript == key {
+		i := int(idx[k].i)
+		l := s.store.label(i)
+		if byPath && s.labelPath(&l) == key || !byPath && l.Transcript == key {
 			visit(i)
 		}
 	}
@@ -299,7 +343,7 @@ func (s *LabelSet) abs(p string) string {
 }
 
 // Len is the number of labels.
-func (s *LabelSet) Len() int { return len(s.labels) }
+func (s *LabelSet) Len() int { return s.n }
 
 // For returns the labels of the transcript with the given ID and path, and
 // whether it is labelled at all (a transcript with only a "none" line is
@@ -320,7 +364,7 @@ func (s *LabelSet) For(id, transcriptPath string) (labels []Label, labelled bool
 		if k > 0 && idx[k-1] == i {
 			continue
 		}
-		if l := s.labels[i]; l.Type != "" {
+		if l := s.store.label(i); l.Type != "" {
 			labels = append(labels, l)
 		}
 	}
@@ -340,7 +384,7 @@ type Matches struct {
 func (s *LabelSet) Matches() *Matches {
 	m := &Matches{s: s}
 	if s != nil {
-		m.hit = make([]bool, len(s.labels))
+		m.hit = make([]bool, s.n)
 	}
 	return m
 }
@@ -363,7 +407,7 @@ func (m *Matches) Unmatched() []Label {
 	var out []Label
 	for i, h := range m.hit {
 		if !h {
-			out = append(out, m.s.labels[i])
+			out = append(out, m.s.store.label(i))
 		}
 	}
 	return out
@@ -391,5 +435,5 @@ func (s *LabelSet) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Labels int    `json:"labels"`
 		Hash   string `json:"hash"`
-	}{len(s.labels), s.hash})
+	}{s.n, s.hash})
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"github.com/compactbench/compactbench/internal/analysis"
-	"github.com/compactbench/compactbench/internal/tokens"
 )
 
 // Set is one subject's (a strategy's) values of every registered figure of
@@ -18,13 +17,15 @@ type Set struct {
 	vals    []float64
 	defined []bool
 	labels  []string
-	samples [][]float64
+	// samples are the per-item values of the Median figures, in memory
+	// bounded whatever their number.
+	samples sampleLog
 }
 
 func (s *Set) init() {
 	if s.vals == nil {
 		n := len(registry)
-		s.vals, s.defined, s.labels, s.samples = make([]float64, n), make([]bool, n), make([]string, n), make([][]float64, n)
+		s.vals, s.defined, s.labels = make([]float64, n), make([]bool, n), make([]string, n)
 	}
 }
 
@@ -59,27 +60,47 @@ func (s *Set) AddEvent(e *analysis.EventRow) {
 
 func (s *Set) fold(i int, f *Figure, v float64) {
 	if f.Agg == Median {
-		s.samples[i] = append(s.samples[i], v)
+		s.samples.add(i, v)
 		return
 	}
 	s.vals[i] += v
 }
 
-// Finish computes the aggregates that need every item: medians and
-// pooled ratios (totals are computed when read).
+// Finish computes the aggregates that need every item: medians (the
+// values tokens.Quantile gives over every item's value) and pooled ratios
+// (totals are computed when read). If the medians' values cannot be read
+// back from their temporary file, the medians are undefined and Err says
+// why.
 func (s *Set) Finish() {
 	s.init()
+	med, err := s.samples.quantiles(0.5)
+	if err != nil {
+		s.samples.err = err
+	}
 	for i := range registry {
 		f := &registry[i]
 		switch f.Agg {
 		case Sum:
 			s.defined[i] = true
 		case Median:
-			v := tokens.Quantile(s.samples[i], 0.5)
+			v := math.NaN()
+			if err == nil {
+				v = med[i]
+			}
 			s.vals[i], s.defined[i] = v, !math.IsNaN(v)
 		}
 	}
 	s.derive(false)
+}
+
+// Err is the first error reading back the values behind the medians (nil
+// for none): in Finish, which then left the medians undefined, or in
+// EachSample.
+func (s *Set) Err() error {
+	if s == nil {
+		return nil
+	}
+	return s.samples.err
 }
 
 // derive computes the Pooled figures from the others (only the
@@ -150,14 +171,15 @@ func (s *Set) Label(name string) string {
 	return s.labels[i]
 }
 
-// Samples are the per-item values of a Median figure, in the order added
-// (nil for a set read from JSON).
-func (s *Set) Samples(name string) []float64 {
+// EachSample calls fn with every per-item value of a Median figure, in no
+// particular order (none for a set read from JSON). An error reading them
+// back stops it, is returned and is kept for Err.
+func (s *Set) EachSample(name string, fn func(v float64)) error {
 	i := must(name)
-	if s == nil || s.samples == nil {
+	if s == nil {
 		return nil
 	}
-	return s.samples[i]
+	return s.samples.each(i, fn)
 }
 
 // Set sets the named figure (nil: undefined); for tests and readers.

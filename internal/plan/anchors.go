@@ -45,7 +45,11 @@ func Labels(found, flagged []string) (*anchors.LabelSet, []anchors.LabelProblem,
 	if err != nil || len(files) == 0 {
 		return nil, nil, err
 	}
-	var all []anchors.Label
+	base, err := os.Getwd()
+	if err != nil {
+		return nil, nil, fmt.Errorf("labels: %w", err)
+	}
+	set := anchors.NewLabelSetBuilder(base) // one label at a time: a large label file is never held as Labels
 	var problems []anchors.LabelProblem
 	for i, f := range files {
 		if i > 0 && files[i-1] == f {
@@ -56,15 +60,9 @@ func Labels(found, flagged []string) (*anchors.LabelSet, []anchors.LabelProblem,
 			problems = append(problems, anchors.LabelProblem{File: f, Reason: fmt.Sprintf("cannot read the label file: %v", err)})
 			continue
 		}
-		ls, badLines := anchors.ParseLabelsLenient(data, f)
-		problems = append(problems, badLines...)
-		all = append(all, ls...)
+		problems = append(problems, anchors.ParseLabelsFunc(data, f, set.Add)...)
 	}
-	base, err := os.Getwd()
-	if err != nil {
-		return nil, nil, fmt.Errorf("labels: %w", err)
-	}
-	return anchors.NewLabelSet(all, base), problems, nil
+	return set.Build(), problems, nil
 }
 
 // labelFiles lists the label files to read, sorted: found, then each

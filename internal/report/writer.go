@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -300,7 +301,7 @@ func (w *Writer) writeSummary() error {
 		go func() { chart <- contextChartHTML(w.data) }()
 	}
 	w.sum.Finish()
-	if err := w.sum.Rulers.Err(); err != nil {
+	if err := cmp.Or(w.sum.Rulers.Err(), w.sum.Strategies.Err()); err != nil {
 		if chart != nil {
 			<-chart
 		}
@@ -327,7 +328,7 @@ func (w *Writer) writeSummary() error {
 		}
 	}
 	wg.Wait()
-	return firstErr(errs[:])
+	return firstErr(append(errs[:], w.sum.Strategies.Err())) // report.html's histograms read the values again
 }
 
 // firstErr is the first non-nil error of errs.
