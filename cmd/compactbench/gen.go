@@ -107,24 +107,31 @@ func parseScenarios(s string) ([]string, error) {
 }
 
 // generated is one session: its manifest, and its files, written to
-// temporary files beside their final names until it is emitted.
+// temporary files until it is emitted.
 type generated struct {
 	m     *gen.Manifest
 	files map[string]*genFile
 }
 
 // genFile is one file of a session being generated: a temporary file in
-// its final directory, renamed to its name when the session is emitted in
-// order. A worker writes it directly (the generator hands it 256 KiB at a
-// time), so a session in flight holds no copy of its files: gen's memory
-// does not depend on the sessions' sizes or on how far the writing lags.
+// the output's staging directory, moved to its name when the session is
+// emitted in order. A worker writes it directly (the generator hands it
+// 256 KiB at a time), so a session in flight holds no copy of its files:
+// gen's memory does not depend on the sessions' sizes or on how far the
+// writing lags.
 type genFile struct {
 	f     *os.File
 	final string
 }
 
 // Write writes to the temporary file.
-func (g *genFile) Write(p []byte) (int, error) { return g.f.Write(p) }
+func (g *genFile) Write(p []byte) (int, error) {
+	n, err := g.f.Write(p)
+	if err != nil {
+		err = fmt.Errorf("write %s: %w", g.final, err)
+	}
+	return n, err
+}
 
 // Close completes the temporary file (gen.Generate closes a file when it is
 // complete).
@@ -139,22 +146,31 @@ func (g *genFile) Close() error {
 	return nil
 }
 
-// genTemps are the temporary files not yet renamed: those of the sessions
-// in flight, and, once generation stops, of the sessions past --bytes or
-// after an error, which are removed.
+// genTemps are the temporary files not yet moved to their names: those of
+// the sessions in flight, and, once generation stops, of the sessions past
+// --bytes or after an error. They live in one hidden staging directory of
+// the output, so the workers create no directory of the corpus: only the
+// in-order emit does, for the sessions kept, and the tree is the same
+// whatever -j. removeAll deletes the staging directory.
 type genTemps struct {
+	dir   string
 	mu    sync.Mutex
 	files map[*genFile]bool
+}
+
+// newGenTemps makes the staging directory in out.
+func newGenTemps(out string) (*genTemps, error) {
+	dir, err := os.MkdirTemp(out, ".gen-*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	return &genTemps{dir: dir, files: map[*genFile]bool{}}, nil
 }
 
 // create starts the temporary file of path (relative to out).
 func (t *genTemps) create(out, path string) (*genFile, error) {
 	final := filepath.Join(out, filepath.FromSlash(path))
-	dir := filepath.Dir(final)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("write %s: %w", final, err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(final)+".*.tmp")
+	f, err := os.CreateTemp(t.dir, "*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", final, err)
 	}
@@ -165,10 +181,13 @@ func (t *genTemps) create(out, path string) (*genFile, error) {
 	return g, nil
 }
 
-// commit renames a complete file to its name.
+// commit moves a complete file to its name, making its directory.
 func (t *genTemps) commit(g *genFile) error {
+	if err := os.MkdirAll(filepath.Dir(g.final), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", g.final, err)
+	}
 	if err := os.Rename(g.f.Name(), g.final); err != nil {
-		return fmt.Errorf("renaming %s: %w", g.final, err)
+		return fmt.Errorf("write %s: %w", g.final, err)
 	}
 	t.mu.Lock()
 	delete(t.files, g)
@@ -176,13 +195,14 @@ func (t *genTemps) commit(g *genFile) error {
 	return nil
 }
 
-// removeAll removes the files never renamed (the workers are done).
+// removeAll removes the files never moved and the staging directory (the
+// workers are done).
 func (t *genTemps) removeAll() {
 	for g := range t.files {
 		g.f.Close() // a file a failed session left open; else already closed
-		os.Remove(g.f.Name())
 	}
 	clear(t.files)
+	os.RemoveAll(t.dir)
 }
 
 // errEnough stops generation once --bytes is reached.
@@ -208,7 +228,10 @@ func genCommand(ctx context.Context, opts genOptions, stderr io.Writer) error {
 	if opts.Bytes > 0 {
 		n = int(^uint(0) >> 1) // until emit says enough
 	}
-	temps := &genTemps{files: map[*genFile]bool{}}
+	temps, err := newGenTemps(opts.Out)
+	if err != nil {
+		return err
+	}
 	defer temps.removeAll()
 	work := genWork(opts, temps)
 	labels, err := newLabelWriter(opts.Out)

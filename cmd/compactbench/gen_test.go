@@ -103,13 +103,21 @@ func TestGenThenRun(t *testing.T) {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-// tree returns every file under dir with its content.
+// tree returns every file under dir with its content, and every directory
+// (its path with a trailing slash, no content).
 func tree(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil {
 			return err
+		}
+		if d.IsDir() { // a directory is an entry too: an empty one must match
+			if p != dir {
+				rel, _ := filepath.Rel(dir, p)
+				out[filepath.ToSlash(rel)+"/"] = nil
+			}
+			return nil
 		}
 		data, err := os.ReadFile(p)
 		rel, _ := filepath.Rel(dir, p)
