@@ -51,6 +51,11 @@ func loadGold(paths []string, format string, warn io.Writer, sets ...*anchors.La
 			return nil, nil, err
 		}
 	}
+	for _, ls := range sets {
+		if err := ls.Err(); err != nil {
+			return nil, nil, err
+		}
+	}
 	return out, problems, nil
 }
 

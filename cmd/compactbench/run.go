@@ -393,8 +393,13 @@ func (j *runJob) emit(i int, rs []*analysis.Result) error {
 	return j.w.AddFile(rs)
 }
 
-// finish records the summarizer's counts and completes the shard file.
+// finish records the summarizer's counts and completes the shard file. A
+// label that could not be read back fails the run before its outputs are
+// kept.
 func (j *runJob) finish() error {
+	if err := j.matches.Err(); err != nil {
+		return err
+	}
 	if j.opts.LLM != nil {
 		st := j.opts.LLM.Summarizer.Stats()
 		j.w.SetSummarizerCounts(st.Requests, st.OverBudget, st.Misses)

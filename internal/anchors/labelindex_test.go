@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -206,4 +207,39 @@ func TestLabelSetMemoryBounded(t *testing.T) {
 		t.Errorf("For: %v %v", got, ok)
 	}
 	runtime.KeepAlive(s)
+}
+
+// TestLabelReadErrorReported checks that a label which cannot be read back
+// from the temporary file (here: the file closed under the set) is no
+// panic: lookups find nothing for it and Err reports it.
+func TestLabelReadErrorReported(t *testing.T) {
+	old := labelMem
+	labelMem = 1
+	defer func() { labelMem = old }()
+	var labels []Label
+	for i := range 50 {
+		labels = append(labels, Label{Transcript: fmt.Sprintf("s%d", i), File: "labels.jsonl", Line: i + 1, Turn: 1, Type: Types[0]})
+	}
+	s := NewLabelSet(labels, "")
+	if s.store.f == nil || s.store.fsize == 0 {
+		t.Fatal("nothing went to the temporary file")
+	}
+	if got, ok := s.For("s3", "elsewhere/x.jsonl"); !ok || len(got) != 1 || s.Err() != nil {
+		t.Fatalf("before the failure: For = %v, %v; Err = %v", got, ok, s.Err())
+	}
+	s.store.f.Close()
+	m := s.Matches()
+	m.Add("s3", "elsewhere/x.jsonl") // must not panic
+	if got, _ := s.For("s4", "elsewhere/y.jsonl"); len(got) != 0 {
+		t.Errorf("For after the failure = %v, want nothing", got)
+	}
+	for _, err := range []error{s.Err(), m.Err()} {
+		if err == nil || !strings.Contains(err.Error(), "reading label") {
+			t.Errorf("Err = %v, want the read error", err)
+		}
+	}
+	var none *LabelSet
+	if none.Err() != nil || none.Matches().Err() != nil {
+		t.Error("a nil set has an error")
+	}
 }

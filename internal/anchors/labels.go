@@ -345,6 +345,16 @@ func (s *LabelSet) abs(p string) string {
 // Len is the number of labels.
 func (s *LabelSet) Len() int { return s.n }
 
+// Err returns the first error reading a label back from the set's
+// temporary file (a failing disk), or nil. While it is not nil, lookups
+// may have missed labels: a caller checks it before it writes results.
+func (s *LabelSet) Err() error {
+	if s == nil {
+		return nil
+	}
+	return s.store.readErr()
+}
+
 // For returns the labels of the transcript with the given ID and path, and
 // whether it is labelled at all (a transcript with only a "none" line is
 // labelled with no anchors; one with no line is unlabelled).
@@ -397,6 +407,14 @@ func (m *Matches) Add(id, transcriptPath string) {
 	mark := func(i int) { m.hit[i] = true }
 	m.s.lookup(id, false, mark)
 	m.s.lookup(m.s.abs(transcriptPath), true, mark)
+}
+
+// Err is the label set's Err (nil for a nil set).
+func (m *Matches) Err() error {
+	if m == nil {
+		return nil
+	}
+	return m.s.Err()
 }
 
 // Unmatched returns the labels no added transcript named, in label order.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sync"
 )
 
 // labelMem is how many bytes of encoded labels a LabelSet keeps in memory
@@ -28,6 +29,9 @@ type labelStore struct {
 	fsize   int64  // bytes in f: the records before it are in the file
 	mem     []byte // the records from fsize on
 	inMem   bool   // the file failed: keep everything in mem
+	// errMu guards err, the first label that could not be read back.
+	errMu sync.Mutex
+	err   error
 }
 
 // add encodes l at the end of the store.
@@ -85,8 +89,9 @@ func (st *labelStore) done() {
 }
 
 // label decodes label i. A label that cannot be read back from the
-// temporary file (a failing disk) is a panic: a run reports it on the file
-// being analysed.
+// temporary file (a failing disk) is a zero Label, which names no
+// transcript and no anchor, and the error is kept for Err: the callers
+// (runs, gold scoring) check it before they write anything.
 func (st *labelStore) label(i int) Label {
 	start, end := st.offs[i], st.fsize+int64(len(st.mem))
 	if i+1 < len(st.offs) {
@@ -98,7 +103,12 @@ func (st *labelStore) label(i int) Label {
 	} else {
 		rec = make([]byte, end-start)
 		if _, err := st.f.ReadAt(rec, start); err != nil {
-			panic(fmt.Sprintf("reading label %d back from its temporary file: %v", i, err))
+			st.errMu.Lock()
+			if st.err == nil {
+				st.err = fmt.Errorf("labels: reading label %d back from its temporary file: %w", i, err)
+			}
+			st.errMu.Unlock()
+			return Label{}
 		}
 	}
 	var strs [6]string
@@ -114,4 +124,11 @@ func (st *labelStore) label(i int) Label {
 	line, _ := binary.Varint(rec)
 	return Label{Transcript: strs[0], Type: Type(strs[1]), Note: strs[2], PromptUUID: strs[3], Timestamp: strs[4],
 		PromptHead: strs[5], Turn: int(turn), File: st.files[fn], Line: int(line)}
+}
+
+// readErr returns the first error reading a label back, or nil.
+func (st *labelStore) readErr() error {
+	st.errMu.Lock()
+	defer st.errMu.Unlock()
+	return st.err
 }
