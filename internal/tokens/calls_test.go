@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,6 +172,60 @@ func TestIncrementalMatchesRecount(t *testing.T) {
 			t.Errorf("call %d: incremental %d, recount %d", k, got.Calls[k].Est[0], want)
 		}
 	}
+}
+
+// TestPairedChars4MatchesAlone checks the pass that counts chars4 and
+// chars4msg together: each ruler's estimates are the ones it gives alone,
+// in either order and beside another ruler, on blocks where the two differ
+// (a tool input split in name and input, a tool result with quotes,
+// control bytes, non-ASCII and astral runes, whose JSON length is longer).
+func TestPairedChars4MatchesAlone(t *testing.T) {
+	c4, _ := ByName(Chars4)
+	c4m, _ := ByName(Chars4Msg)
+	other, _ := ByName(O200k)
+	// Blocks cache their counts, so every estimate gets a fresh session.
+	fresh := func() *transcript.Transcript {
+		tr := session("claude-opus-4-6", "claude-sonnet-4-5-20250929")
+		tr.Messages = append(tr.Messages,
+			text(transcript.RoleUser, "größer 𝄞 \"quoted\""),
+			call(700, "claude-sonnet-4-5-20250929", transcript.Block{Kind: transcript.BlockToolUse, ToolID: "t3", ToolName: "Bash", Input: `{"command":"echo \"é\""}`}),
+			transcript.Message{Role: transcript.RoleTool, Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, ToolID: "t3", Text: "line\n\ttab \"q\" \x01 ü 𝄞 <>&"}}},
+			call(800, "claude-sonnet-4-5-20250929", transcript.Block{Kind: transcript.BlockText, Text: "ok"}),
+		)
+		return tr
+	}
+	for _, mode := range []Anchoring{AnchorFirst, AnchorSegments} {
+		alone := map[*Ruler][]int64{}
+		for _, r := range []*Ruler{c4, c4m} {
+			for _, c := range EstimateCalls(fresh(), []*Ruler{r}, mode, nil).Calls {
+				alone[r] = append(alone[r], c.Est[0])
+			}
+		}
+		if slices.Equal(alone[c4], alone[c4m]) {
+			t.Fatal("chars4 and chars4msg agree on every call: the session does not tell them apart")
+		}
+		for _, rulers := range [][]*Ruler{{c4, c4m}, {c4m, c4}, {other, c4m, c4}} {
+			got := EstimateCalls(fresh(), rulers, mode, nil)
+			for k, r := range rulers {
+				if r == other {
+					continue
+				}
+				for i, c := range got.Calls {
+					if c.Est[k] != alone[r][i] {
+						t.Errorf("mode %v, rulers %v: %s at call %d = %d, alone %d", mode, names(rulers), r.Name(), i, c.Est[k], alone[r][i])
+					}
+				}
+			}
+		}
+	}
+}
+
+func names(rs []*Ruler) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Name())
+	}
+	return out
 }
 
 // TestUnrecordedDropReanchors: the real context falls by 40,000 tokens with
