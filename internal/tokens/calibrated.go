@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/compactbench/compactbench/internal/transcript"
@@ -189,30 +190,25 @@ func blockFeatures(b *transcript.Block, v *features) {
 }
 
 // topLevelKeys counts the keys of a JSON object text at depth one, without
-// decoding it. Anything that is not an object has none.
+// decoding it. Anything that is not an object has none. Inside a string it
+// jumps to the next quote (a tool input is mostly string content, such as
+// a file written whole): the quote ends the string unless an odd run of
+// backslashes precedes it.
 func topLevelKeys(s string) int {
 	depth, n := 0, 0
-	inStr, esc, key := false, false, false
+	key := false
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
+		switch c := s[i]; c {
 		case '"':
-			inStr = true
 			if depth == 1 && key {
 				n++
 				key = false
 			}
+			end := stringEnd(s, i+1)
+			if end < 0 {
+				return n
+			}
+			i = end
 		case '{', '[':
 			depth++
 			if depth == 1 && c == '{' {
@@ -227,6 +223,26 @@ func topLevelKeys(s string) int {
 		}
 	}
 	return n
+}
+
+// stringEnd returns the index of the quote that ends a JSON string whose
+// content starts at from, or -1 if it does not end.
+func stringEnd(s string, from int) int {
+	for {
+		q := strings.IndexByte(s[from:], '"')
+		if q < 0 {
+			return -1
+		}
+		q += from
+		k := q - 1
+		for k >= from && s[k] == '\\' {
+			k--
+		}
+		if (q-1-k)%2 == 0 {
+			return q
+		}
+		from = q + 1
+	}
 }
 
 // calibrated is the counter of the calibrated ruler.

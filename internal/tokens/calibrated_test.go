@@ -135,10 +135,57 @@ func FuzzTopLevelKeys(f *testing.F) {
 	for _, s := range []string{`{"a":1}`, `{"a":{"b":"}"},"c":[1,{"d":2}]}`, `{"\"":1}`, `{{{`, `"`} {
 		f.Add(s)
 	}
+	for _, s := range []string{`{"a\\":1,"b":2}`, `{"a\\\"":1,"b":"\\\\"}`, `{"x":"\\`, `{"a":"b\\\\\"c", "d":1}`, `{"a":1,"b`} {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		n := topLevelKeys(s)
 		if n < 0 || n > strings.Count(s, `"`) {
 			t.Fatalf("topLevelKeys(%q) = %d", s, n)
 		}
+		if want := topLevelKeysByByte(s); n != want {
+			t.Fatalf("topLevelKeys(%q) = %d, byte by byte %d", s, n, want)
+		}
 	})
+}
+
+// topLevelKeysByByte is topLevelKeys walking every byte of a string, as it
+// did before it jumped to the next quote: the reference for the fuzz test.
+func topLevelKeysByByte(s string) int {
+	depth, n := 0, 0
+	inStr, esc, key := false, false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+			if depth == 1 && key {
+				n++
+				key = false
+			}
+		case '{', '[':
+			depth++
+			if depth == 1 && c == '{' {
+				key = true
+			}
+		case '}', ']':
+			depth--
+		case ',':
+			if depth == 1 {
+				key = true
+			}
+		}
+	}
+	return n
 }
