@@ -8,8 +8,9 @@ import (
 	"math"
 	"math/bits"
 	"os"
-	"runtime"
 	"slices"
+
+	"github.com/compactbench/compactbench/internal/tempfile"
 )
 
 // spillMem is how many bytes a spill keeps in memory before it moves them
@@ -35,13 +36,10 @@ func (s *spill) flush() {
 		return
 	}
 	if s.f == nil {
-		f, err := os.CreateTemp("", "compactbench-spill-*")
+		f, err := tempfile.Unlinked("compactbench-spill")
 		if err != nil {
 			s.mem = true
 			return
-		}
-		if runtime.GOOS != "windows" {
-			os.Remove(f.Name()) // the open file stays readable
 		}
 		s.f = f
 	}

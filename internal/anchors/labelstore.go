@@ -4,8 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"runtime"
 	"sync"
+
+	"github.com/compactbench/compactbench/internal/tempfile"
 )
 
 // labelMem is how many bytes of encoded labels a LabelSet keeps in memory
@@ -63,13 +64,10 @@ func (st *labelStore) add(l *Label) {
 // spill moves the records in memory to the end of the file.
 func (st *labelStore) spill() {
 	if st.f == nil {
-		f, err := os.CreateTemp("", "compactbench-labels-*")
+		f, err := tempfile.Unlinked("compactbench-labels")
 		if err != nil {
 			st.inMem = true
 			return
-		}
-		if runtime.GOOS != "windows" {
-			os.Remove(f.Name()) // the open file stays readable
 		}
 		st.f = f
 	}

@@ -9,8 +9,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"runtime"
 	"slices"
+
+	"github.com/compactbench/compactbench/internal/tempfile"
 )
 
 // sampleMem is how many values a Set keeps in memory before it sorts them
@@ -105,13 +106,10 @@ func (l *sampleLog) add(fig int, v float64) {
 // spill sorts buf and writes it as a run at the end of the file.
 func (l *sampleLog) spill() {
 	if l.f == nil {
-		f, err := os.CreateTemp("", "compactbench-samples-*")
+		f, err := tempfile.Unlinked("compactbench-samples")
 		if err != nil {
 			l.mem = true
 			return
-		}
-		if runtime.GOOS != "windows" {
-			os.Remove(f.Name()) // the open file stays readable
 		}
 		l.f = f
 	}

@@ -1,0 +1,26 @@
+// Package tempfile makes the temporary files that memory-bounded logs
+// (the rulers' per-call log, the strategies' per-event values, label sets)
+// move their data to once it passes what they keep in memory.
+package tempfile
+
+import (
+	"os"
+	"runtime"
+)
+
+// Unlinked creates a temporary file in the system's temporary directory,
+// named from prefix, and removes its name at once where the system allows
+// it: the open file stays readable and writable, and its space is freed
+// when it is closed (or collected, or the process ends), so a run that
+// stops early leaves nothing behind. On Windows, where an open file cannot
+// be removed, the name stays.
+func Unlinked(prefix string) (*os.File, error) {
+	f, err := os.CreateTemp("", prefix+"-*")
+	if err != nil {
+		return nil, err
+	}
+	if runtime.GOOS != "windows" {
+		os.Remove(f.Name()) // the open file stays readable
+	}
+	return f, nil
+}
