@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/compactbench/compactbench/internal/analysis"
+	"github.com/compactbench/compactbench/internal/figures"
 	"github.com/compactbench/compactbench/internal/tokens"
 )
 
@@ -221,7 +222,7 @@ func (s *Rulers) record(kind byte, complete bool, ids *[nGroupKinds]uint32, mask
 }
 
 // scan reads the log back, calling fn with each error's stream and
-// orderKey.
+// figures.OrderKey.
 func (s *Rulers) scan(fn func(stream int, key uint64)) error {
 	r := s.log.reader()
 	var head [recHeader]byte
@@ -245,7 +246,7 @@ func (s *Rulers) scan(fn func(stream int, key uint64)) error {
 			if _, err := io.ReadFull(r, val[:]); err != nil {
 				return fmt.Errorf("rulers: reading the spilled errors: %w", err)
 			}
-			key := orderKey(math.Float64frombits(binary.LittleEndian.Uint64(val[:])))
+			key := figures.OrderKey(math.Float64frombits(binary.LittleEndian.Uint64(val[:])))
 			for _, st := range sts[:s.streamsOf(head[0], complete, &ids, ri, &sts)] {
 				fn(st, key)
 			}
@@ -398,7 +399,7 @@ func selectStats(counts []int64, scan func(visit func(stream int, key uint64)) e
 	out := make([]tokens.ErrStats, len(counts))
 	for st, n := range counts {
 		out[st] = tokens.ErrStatsAt(int(n), func(rank int) float64 {
-			return orderValue(keys[st][slices.Index(want[st], rank)])
+			return figures.OrderValue(keys[st][slices.Index(want[st], rank)])
 		})
 	}
 	return out, nil
@@ -527,7 +528,7 @@ func (ce *calErrors) scan(fn func(int, uint64)) error {
 		} else if err != nil {
 			return fmt.Errorf("rulers: reading the spilled calibration errors: %w", err)
 		}
-		fn(int(binary.LittleEndian.Uint32(rec[:])), orderKey(math.Float64frombits(binary.LittleEndian.Uint64(rec[4:]))))
+		fn(int(binary.LittleEndian.Uint32(rec[:])), figures.OrderKey(math.Float64frombits(binary.LittleEndian.Uint64(rec[4:]))))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/analysis"
+	"github.com/compactbench/compactbench/internal/figures"
 	"github.com/compactbench/compactbench/internal/tokens"
 )
 
@@ -205,7 +206,7 @@ func TestSelectOrderNaN(t *testing.T) {
 	vals := []float64{0.3, math.NaN(), 0, 0.1, math.Inf(1), 0.1, math.NaN()}
 	keys := make([]uint64, len(vals))
 	for i, v := range vals {
-		keys[i] = orderKey(v)
+		keys[i] = figures.OrderKey(v)
 	}
 	want := [][]int{{0, 1, 2, 3, 4, 5, 6}}
 	for _, limit := range []int64{1, 4096} {
@@ -223,7 +224,7 @@ func TestSelectOrderNaN(t *testing.T) {
 		sorted := slices.Clone(vals)
 		sort.Float64s(sorted)
 		for i, k := range got[0] {
-			if v := orderValue(k); math.Float64bits(v) != math.Float64bits(sorted[i]) && !(math.IsNaN(v) && math.IsNaN(sorted[i])) {
+			if v := figures.OrderValue(k); math.Float64bits(v) != math.Float64bits(sorted[i]) && !(math.IsNaN(v) && math.IsNaN(sorted[i])) {
 				t.Errorf("limit %d: rank %d = %v, want %v", limit, i, v, sorted[i])
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math"
 	"math/bits"
 	"os"
 	"slices"
@@ -68,24 +67,6 @@ func (s *spill) close() {
 		s.f = nil
 	}
 	s.buf, s.size = nil, 0
-}
-
-// orderKey maps a value ≥ 0 (or NaN) to a key whose unsigned order is the
-// order sort.Float64s gives: NaN first, then the values by size (the bits
-// of a non-negative float64 grow with it).
-func orderKey(v float64) uint64 {
-	if math.IsNaN(v) {
-		return 0
-	}
-	return math.Float64bits(v) + 1
-}
-
-// orderValue is the value of an orderKey.
-func orderValue(k uint64) float64 {
-	if k == 0 {
-		return math.NaN()
-	}
-	return math.Float64frombits(k - 1)
 }
 
 // collectLimit is the most keys selectOrder gathers for one bucket; larger

@@ -19,7 +19,7 @@ import (
 var sampleMem = 4096
 
 // sampleRec is one value of a Median figure: the figure's registry index
-// and the value's order key.
+// and the value's OrderKey.
 type sampleRec struct {
 	key uint64
 	fig uint16
@@ -61,7 +61,7 @@ type sampleLog struct {
 	err    error
 }
 
-// orderKey maps a float64 to a key whose unsigned order is a total order
+// OrderKey maps a float64 to a key whose unsigned order is a total order
 // that agrees with sort.Float64s: every NaN first (as one key, whatever its
 // bits), then the values by size, −0 just before +0. sort.Float64s leaves
 // −0 and +0 in no particular order; a quantile interpolated between two
@@ -69,7 +69,7 @@ type sampleLog struct {
 // value to a non-negative multiple of their difference), and the one value
 // returned as it is (the largest, p = 1, or a single value) is then +0
 // only where sort.Float64s may return either.
-func orderKey(v float64) uint64 {
+func OrderKey(v float64) uint64 {
 	if math.IsNaN(v) {
 		return 0
 	}
@@ -80,8 +80,8 @@ func orderKey(v float64) uint64 {
 	return b | 1<<63
 }
 
-// orderValue is the value of an orderKey (a NaN for 0).
-func orderValue(k uint64) float64 {
+// OrderValue is the value of an OrderKey (a NaN for 0).
+func OrderValue(k uint64) float64 {
 	if k == 0 {
 		return math.NaN()
 	}
@@ -97,7 +97,7 @@ func (l *sampleLog) add(fig int, v float64) {
 		l.counts = make([]int64, len(registry))
 	}
 	l.counts[fig]++
-	l.buf = append(l.buf, sampleRec{key: orderKey(v), fig: uint16(fig)})
+	l.buf = append(l.buf, sampleRec{key: OrderKey(v), fig: uint16(fig)})
 	if len(l.buf) >= sampleMem && !l.mem {
 		l.spill()
 	}
@@ -234,12 +234,12 @@ func (l *sampleLog) quantiles(p float64) ([]float64, error) {
 		n := l.counts[i]
 		switch {
 		case lo[i] >= n-1 && k == n-1:
-			out[i] = orderValue(r.key)
+			out[i] = OrderValue(r.key)
 		case k == lo[i]:
-			a[i] = orderValue(r.key)
+			a[i] = OrderValue(r.key)
 		case k == lo[i]+1:
 			h := p * float64(n-1)
-			out[i] = a[i] + (h-float64(lo[i]))*(orderValue(r.key)-a[i])
+			out[i] = a[i] + (h-float64(lo[i]))*(OrderValue(r.key)-a[i])
 		}
 	})
 	return out, err
@@ -258,7 +258,7 @@ func (l *sampleLog) each(fig int, fn func(v float64)) error {
 func (l *sampleLog) scan(fig int, fn func(v float64)) error {
 	for _, r := range l.buf {
 		if int(r.fig) == fig {
-			fn(orderValue(r.key))
+			fn(OrderValue(r.key))
 		}
 	}
 	if l.f == nil {
@@ -271,7 +271,7 @@ func (l *sampleLog) scan(fig int, fn func(v float64)) error {
 			return fmt.Errorf("reading the median values back: %w", err)
 		}
 		if int(binary.LittleEndian.Uint16(b[:2])) == fig {
-			fn(orderValue(binary.LittleEndian.Uint64(b[2:])))
+			fn(OrderValue(binary.LittleEndian.Uint64(b[2:])))
 		}
 	}
 	return nil

@@ -25,8 +25,8 @@ var edgeFloats = []float64{
 // first, −0 before +0), and a key gives back the value's bits.
 func TestOrderKey(t *testing.T) {
 	for i, a := range edgeFloats {
-		k := orderKey(a)
-		back := orderValue(k)
+		k := OrderKey(a)
+		back := OrderValue(k)
 		if math.IsNaN(a) {
 			if k != 0 || !math.IsNaN(back) {
 				t.Errorf("NaN %#x: key %#x, back %v", math.Float64bits(a), k, back)
@@ -37,7 +37,7 @@ func TestOrderKey(t *testing.T) {
 			t.Errorf("%v: back %v", a, back)
 		}
 		for _, b := range edgeFloats[i+1:] {
-			kb := orderKey(b)
+			kb := OrderKey(b)
 			switch {
 			case math.IsNaN(b):
 				if kb > k {
