@@ -181,7 +181,7 @@ func TestRulersMatchOracle(t *testing.T) {
 			for _, r := range results {
 				s.add(r)
 			}
-			if tc.mem < 1000 && tc.n > 0 && s.log.f == nil {
+			if tc.mem < 1000 && tc.n > 0 && s.log.InFile() == 0 {
 				t.Fatal("the log never went to its file")
 			}
 			s.finish()
@@ -331,7 +331,7 @@ func TestCrossValidateMatchesOracle(t *testing.T) {
 			for i := range samples {
 				s.add(&analysis.Result{Sample: &samples[i]})
 			}
-			if tc.mem < 1<<20 && tc.n > 1 && s.samples.f == nil {
+			if tc.mem < 1<<20 && tc.n > 1 && s.samples.InFile() == 0 {
 				t.Fatal("the samples never went to their file")
 			}
 			s.finish()

@@ -1,73 +1,10 @@
 package aggregate
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
 	"math/bits"
-	"os"
 	"slices"
-
-	"github.com/compactbench/compactbench/internal/tempfile"
 )
-
-// spillMem is how many bytes a spill keeps in memory before it moves them
-// to its temporary file (a variable for tests).
-var spillMem = 1 << 20
-
-// spill is an append-only byte log whose memory is bounded whatever its
-// length: records are appended to buf, and whenever buf holds spillMem
-// bytes they are moved to the end of a temporary file (removed from its
-// directory as soon as it is created, where the system allows). If the
-// file cannot be created or written, the log stays in memory: correct,
-// only not bounded.
-type spill struct {
-	buf  []byte
-	f    *os.File
-	size int64 // bytes in f
-	mem  bool  // the file failed: keep everything in buf
-}
-
-// flush moves buf to the file once it is full.
-func (s *spill) flush() {
-	if len(s.buf) < spillMem || s.mem {
-		return
-	}
-	if s.f == nil {
-		f, err := tempfile.Unlinked("compactbench-spill")
-		if err != nil {
-			s.mem = true
-			return
-		}
-		s.f = f
-	}
-	if _, err := s.f.WriteAt(s.buf, s.size); err != nil {
-		s.mem = true // what WriteAt wrote past size is never read
-		return
-	}
-	s.size += int64(len(s.buf))
-	s.buf = s.buf[:0]
-}
-
-// reader reads the log from its start.
-func (s *spill) reader() *bufio.Reader {
-	var r io.Reader = bytes.NewReader(s.buf)
-	if s.f != nil {
-		r = io.MultiReader(io.NewSectionReader(s.f, 0, s.size), r)
-	}
-	return bufio.NewReaderSize(r, 64<<10)
-}
-
-// close releases the log (it cannot be read afterwards).
-func (s *spill) close() {
-	if s.f != nil {
-		s.f.Close()
-		os.Remove(s.f.Name()) // already gone except on Windows
-		s.f = nil
-	}
-	s.buf, s.size = nil, 0
-}
 
 // collectLimit is the most keys selectOrder gathers for one bucket; larger
 // buckets are split by one more digit first (a variable for tests).

@@ -1,6 +1,7 @@
-// Package tempfile makes the temporary files that memory-bounded logs
-// (the rulers' per-call log, the strategies' per-event values, label sets)
-// move their data to once it passes what they keep in memory.
+// Package tempfile holds the memory-bounded logs (Log) of the rulers'
+// per-call errors, the strategies' per-event values and label sets, and
+// makes the temporary files they move their data to once it passes what
+// they keep in memory.
 package tempfile
 
 import (
