@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/compactbench/compactbench/internal/analysis"
-	"github.com/compactbench/compactbench/internal/figures"
+	"github.com/compactbench/compactbench/internal/orderstat"
 	"github.com/compactbench/compactbench/internal/tempfile"
 	"github.com/compactbench/compactbench/internal/tokens"
 )
@@ -227,7 +227,7 @@ func (s *Rulers) record(kind byte, complete bool, ids *[nGroupKinds]uint32, mask
 }
 
 // scan reads the log back, calling fn with each error's stream and
-// figures.OrderKey.
+// orderstat.Key.
 func (s *Rulers) scan(fn func(stream int, key uint64)) error {
 	r := s.log.Reader()
 	var head [recHeader]byte
@@ -251,7 +251,7 @@ func (s *Rulers) scan(fn func(stream int, key uint64)) error {
 			if _, err := io.ReadFull(r, val[:]); err != nil {
 				return fmt.Errorf("rulers: reading the spilled errors: %w", err)
 			}
-			key := figures.OrderKey(math.Float64frombits(binary.LittleEndian.Uint64(val[:])))
+			key := orderstat.Key(math.Float64frombits(binary.LittleEndian.Uint64(val[:])))
 			for _, st := range sts[:s.streamsOf(head[0], complete, &ids, ri, &sts)] {
 				fn(st, key)
 			}
@@ -353,7 +353,7 @@ func (s *Rulers) finish() {
 	}
 	of := func(stream int) tokens.ErrStats {
 		if stream < 0 {
-			return tokens.ErrStatsAt(0, nil)
+			return tokens.AbsErrStats(nil)
 		}
 		return stats[stream]
 	}
@@ -389,23 +389,16 @@ func (s *Rulers) streamStats() ([]tokens.ErrStats, error) {
 	return selectStats(s.counts, s.scan)
 }
 
-// selectStats is the median and p95 of each stream of |err| whose
-// orderKeys scan visits, counts[st] being the length of stream st
-// (selectOrder).
-func selectStats(counts []int64, scan func(visit func(stream int, key uint64)) error) ([]tokens.ErrStats, error) {
-	want := make([][]int, len(counts))
-	for st, n := range counts {
-		want[st] = tokens.ErrStatsRanks(int(n))
-	}
-	keys, err := selectOrder(counts, want, scan)
+// selectStats is the median and p95 of each stream of |err| that scan
+// gives, counts[st] being the length of stream st.
+func selectStats(counts []int64, scan orderstat.Scan) ([]tokens.ErrStats, error) {
+	q, err := orderstat.Quantiles(counts, []float64{0.5, 0.95}, scan)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]tokens.ErrStats, len(counts))
 	for st, n := range counts {
-		out[st] = tokens.ErrStatsAt(int(n), func(rank int) float64 {
-			return figures.OrderValue(keys[st][slices.Index(want[st], rank)])
-		})
+		out[st] = tokens.ErrStats{N: int(n), Median: q[st][0], P95: q[st][1]}
 	}
 	return out, nil
 }
@@ -533,7 +526,7 @@ func (ce *calErrors) scan(fn func(int, uint64)) error {
 		} else if err != nil {
 			return fmt.Errorf("rulers: reading the spilled calibration errors: %w", err)
 		}
-		fn(int(binary.LittleEndian.Uint32(rec[:])), figures.OrderKey(math.Float64frombits(binary.LittleEndian.Uint64(rec[4:]))))
+		fn(int(binary.LittleEndian.Uint32(rec[:])), orderstat.Key(math.Float64frombits(binary.LittleEndian.Uint64(rec[4:]))))
 	}
 }
 

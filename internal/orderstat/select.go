@@ -1,4 +1,9 @@
-package aggregate
+// Package orderstat selects exact order statistics (medians, p95s) of
+// streams of float64 values too large to hold, in memory bounded by the
+// number of statistics asked for: the values are read again as often as
+// the selection needs (from a tempfile.Log), as keys whose unsigned order
+// is sort.Float64s' order.
+package orderstat
 
 import (
 	"fmt"
@@ -6,23 +11,28 @@ import (
 	"slices"
 )
 
-// collectLimit is the most keys selectOrder gathers for one bucket; larger
+// Scan calls visit once per value of every stream, with the value's stream
+// and Key, in any order but the same each time it is called; an error
+// reading the values back ends it.
+type Scan func(visit func(stream int, key uint64)) error
+
+// collectLimit is the most keys Select gathers for one bucket; larger
 // buckets are split by one more digit first (a variable for tests).
 var collectLimit int64 = 4096
 
-// selectOrder finds order statistics of many streams of keys exactly, in
+// Select finds order statistics of many streams of keys exactly, in
 // memory bounded by the number of statistics asked for, whatever the
 // streams' lengths: want[s] lists the ranks (0-based, in the stream's
-// ascending order) of stream s, whose length is counts[s], and scan calls
-// visit once per key of every stream (in any order, the same each time it
-// is called). The result has the keys at those ranks, in want's order.
+// ascending order) of stream s, whose length is counts[s], and scan gives
+// every key of every stream. The result has the keys at those ranks, in
+// want's order.
 //
 // It is a radix selection: each scan counts, for every rank not yet
 // found, the keys of its current bucket by their next digit (12 bits
 // first, then 8), which narrows the bucket to the digit holding the rank;
 // a bucket of at most collectLimit keys is gathered and sorted instead,
 // and one narrowed to all 64 bits is the key itself. A few scans suffice.
-func selectOrder(counts []int64, want [][]int, scan func(visit func(stream int, key uint64)) error) ([][]uint64, error) {
+func Select(counts []int64, want [][]int, scan Scan) ([][]uint64, error) {
 	all, err := orderTargets(counts, want)
 	if err != nil {
 		return nil, err
@@ -44,7 +54,7 @@ func selectOrder(counts []int64, want [][]int, scan func(visit func(stream int, 
 	return orderKeys(all, want), nil
 }
 
-// orderTarget is one rank selectOrder looks for: the bucket of its stream
+// orderTarget is one rank Select looks for: the bucket of its stream
 // that holds it so far (a prefix of plen bits) and its rank there.
 type orderTarget struct {
 	stream int
@@ -128,7 +138,7 @@ func planOrderProbes(all []*orderTarget, streams int) (map[orderProbeKey]*orderP
 
 // scanOrderProbes runs one scan, giving each key to the probes of its
 // stream whose bucket holds it: gathered, or counted by its next digit.
-func scanOrderProbes(scan func(visit func(stream int, key uint64)) error, byStream [][]*orderProbe) error {
+func scanOrderProbes(scan Scan, byStream [][]*orderProbe) error {
 	return scan(func(s int, key uint64) {
 		for _, p := range byStream[s] {
 			if p.plen > 0 && key>>(64-p.plen) != p.prefix>>(64-p.plen) {
