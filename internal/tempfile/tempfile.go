@@ -25,3 +25,14 @@ func Unlinked(prefix string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// Check makes and closes one temporary file, as a Log's first Flush would:
+// an error means that every Log keeps all its data in memory, which then
+// grows with what is logged (a command warns of it).
+func Check() error {
+	f, err := Unlinked("compactbench-check")
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}

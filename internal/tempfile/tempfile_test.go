@@ -37,11 +37,23 @@ func TestUnlinked(t *testing.T) {
 }
 
 // TestUnlinkedError: a temporary directory that does not exist is an
-// error, not a panic (the logs then keep their data in memory).
+// error, not a panic (the logs then keep their data in memory), and Check
+// reports it.
 func TestUnlinkedError(t *testing.T) {
 	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
 	if f, err := Unlinked("x"); err == nil {
 		f.Close()
 		t.Error("no error for a missing temporary directory")
+	}
+	if err := Check(); err == nil {
+		t.Error("Check: no error for a missing temporary directory")
+	}
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	if err := Check(); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+	if left, _ := os.ReadDir(dir); runtime.GOOS != "windows" && len(left) != 0 {
+		t.Errorf("Check left %d files", len(left))
 	}
 }
