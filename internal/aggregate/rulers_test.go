@@ -153,17 +153,21 @@ func randomRulerResults(seed uint64, n int) []*analysis.Result {
 	return out
 }
 
+// logCase is a case of the tests of the rulers' logs: spillMem and the
+// number of results.
+type logCase struct {
+	name string
+	mem  int
+	n    int
+}
+
 // TestRulersMatchOracle: the figures selected from the spilled errors are
 // those of sorting every error, bit for bit, whether the log stays in
 // memory or goes to its file (orderstat's tests hold the selection to
 // sorting whatever the size of the buckets it gathers).
 func TestRulersMatchOracle(t *testing.T) {
 	defer func(m int) { spillMem = m }(spillMem)
-	for _, tc := range []struct {
-		name string
-		mem  int
-		n    int
-	}{
+	for _, tc := range []logCase{
 		{"memory", 1 << 20, 300},
 		{"file", 256, 300},
 		{"file-small", 100, 400},
@@ -271,11 +275,7 @@ func randomSamples(seed uint64, n int) []tokens.Sample {
 // memory, bit for bit, with the logs in memory and in their files.
 func TestCrossValidateMatchesOracle(t *testing.T) {
 	defer func(m int) { spillMem = m }(spillMem)
-	for _, tc := range []struct {
-		name string
-		mem  int
-		n    int
-	}{
+	for _, tc := range []logCase{
 		{"memory", 1 << 20, 120},
 		{"file", 4096, 120},
 		{"file-small", 512, 150},
