@@ -50,13 +50,14 @@ func (l *Log) Len() int64 { return l.size + int64(len(l.Buf)) }
 // InFile is how many of the log's bytes are in the file.
 func (l *Log) InFile() int64 { return l.size }
 
-// Reader reads the log from its start.
-func (l *Log) Reader() *bufio.Reader {
-	var r io.Reader = bytes.NewReader(l.Buf)
-	if l.f != nil {
-		r = io.MultiReader(io.NewSectionReader(l.f, 0, l.size), r)
+// Reader reads the log from its start (through a 64 KiB buffer once part
+// of it is in the file).
+func (l *Log) Reader() io.Reader {
+	mem := bytes.NewReader(l.Buf)
+	if l.f == nil {
+		return mem
 	}
-	return bufio.NewReaderSize(r, 64<<10)
+	return bufio.NewReaderSize(io.MultiReader(io.NewSectionReader(l.f, 0, l.size), mem), 64<<10)
 }
 
 // Slice is the log's bytes from off to end: a part of Buf (not to be
