@@ -518,16 +518,13 @@ func (ce *calErrors) log(st int, vs []float64) {
 // scan reads the logged errors back, giving fn each one's stream and
 // order key.
 func (ce *calErrors) scan(fn func(int, uint64)) error {
-	r := ce.errs.Reader()
-	var rec [12]byte
-	for {
-		if _, err := io.ReadFull(r, rec[:]); err == io.EOF {
-			return nil
-		} else if err != nil {
-			return fmt.Errorf("rulers: reading the spilled calibration errors: %w", err)
-		}
-		fn(int(binary.LittleEndian.Uint32(rec[:])), orderstat.Key(math.Float64frombits(binary.LittleEndian.Uint64(rec[4:]))))
+	err := ce.errs.Each(12, func(rec []byte) {
+		fn(int(binary.LittleEndian.Uint32(rec)), orderstat.Key(math.Float64frombits(binary.LittleEndian.Uint64(rec[4:]))))
+	})
+	if err != nil {
+		return fmt.Errorf("rulers: reading the spilled calibration errors: %w", err)
 	}
+	return nil
 }
 
 // encodeSample appends a calibration sample to the samples log: its fold,

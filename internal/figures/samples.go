@@ -3,7 +3,6 @@ package figures
 import (
 	"encoding/binary"
 	"fmt"
-	"io"
 
 	"github.com/compactbench/compactbench/internal/orderstat"
 	"github.com/compactbench/compactbench/internal/tempfile"
@@ -41,13 +40,11 @@ func (l *sampleLog) add(fig int, v float64) {
 
 // scan reads the values back, giving visit each one's figure and key.
 func (l *sampleLog) scan(visit func(fig int, key uint64)) error {
-	r := l.log.Reader()
-	var b [recBytes]byte
-	for range l.log.Len() / recBytes {
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return fmt.Errorf("reading the median values back: %w", err)
-		}
-		visit(int(binary.LittleEndian.Uint16(b[:2])), binary.LittleEndian.Uint64(b[2:]))
+	err := l.log.Each(recBytes, func(b []byte) {
+		visit(int(binary.LittleEndian.Uint16(b)), binary.LittleEndian.Uint64(b[2:]))
+	})
+	if err != nil {
+		return fmt.Errorf("reading the median values back: %w", err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package orderstat
 import (
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -73,16 +72,9 @@ func TestQuantilesMatchSort(t *testing.T) {
 					t.Fatalf("%d bytes in the file", log.InFile())
 				}
 				scan := func(visit func(int, uint64)) error {
-					r := log.Reader()
-					var rec [12]byte
-					for {
-						if _, err := io.ReadFull(r, rec[:]); err == io.EOF {
-							return nil
-						} else if err != nil {
-							return err
-						}
-						visit(int(binary.LittleEndian.Uint32(rec[:])), binary.LittleEndian.Uint64(rec[4:]))
-					}
+					return log.Each(12, func(rec []byte) {
+						visit(int(binary.LittleEndian.Uint32(rec)), binary.LittleEndian.Uint64(rec[4:]))
+					})
 				}
 				want := make([][]int, len(streams))
 				for s, vs := range streams {

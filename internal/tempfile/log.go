@@ -60,6 +60,26 @@ func (l *Log) Reader() io.Reader {
 	return bufio.NewReaderSize(io.MultiReader(io.NewSectionReader(l.f, 0, l.size), mem), 64<<10)
 }
 
+// Each calls fn with every record of a log of records of size bytes, in
+// order (rec is only valid during the call).
+func (l *Log) Each(size int, fn func(rec []byte)) error {
+	if l.f == nil {
+		for b := l.Buf; len(b) >= size; b = b[size:] {
+			fn(b[:size])
+		}
+		return nil
+	}
+	r := l.Reader()
+	rec := make([]byte, size)
+	for range l.Len() / int64(size) {
+		if _, err := io.ReadFull(r, rec); err != nil {
+			return err
+		}
+		fn(rec)
+	}
+	return nil
+}
+
 // Slice is the log's bytes from off to end: a part of Buf (not to be
 // modified) when they are all there, else read from the file into a new
 // slice. It may be called from several goroutines while nothing is

@@ -63,7 +63,7 @@ func TestUnlinkedError(t *testing.T) {
 
 // TestLog: whatever the memory bound, and whether or not the file can be
 // made, the log reads back what was appended, whole (Reader) and in any
-// part (Slice), and keeps at most the bound plus one record in memory
+// part (Slice) and as fixed-size records (Each), and keeps at most the bound plus one record in memory
 // while its file works.
 func TestLog(t *testing.T) {
 	for _, tc := range []struct {
@@ -122,12 +122,19 @@ func TestLog(t *testing.T) {
 					}
 				}
 			}
-			if _, err := l.Slice(0, int64(len(want))); err != nil {
-				t.Fatal(err)
+			var each []byte
+			for _, size := range []int{1, 3} { // records of one byte, then of three (the last bytes left over)
+				each = each[:0]
+				if err := l.Each(size, func(rec []byte) { each = append(each, rec...) }); err != nil || !bytes.Equal(each, want[:len(want)/size*size]) {
+					t.Fatalf("Each(%d): %d bytes (%v), want %d", size, len(each), err, len(want)/size*size)
+				}
 			}
 			l.Close()
 			if _, err := l.Slice(0, int64(len(want))); err == nil && len(want) > 0 {
 				t.Error("the log was read after Close")
+			}
+			if err := l.Each(1, func([]byte) {}); err == nil && l.InFile() > 0 {
+				t.Error("Each read the file after Close")
 			}
 		})
 	}
