@@ -30,7 +30,7 @@ var collectLimit int64 = 4096
 // It is a radix selection: each scan counts, for every rank not yet
 // found, the keys of its current bucket by their next digit (12 bits
 // first, then 8), which narrows the bucket to the digit holding the rank;
-// a bucket of at most collectLimit keys is gathered and sorted instead,
+// a bucket of at most collectLimit keys is gathered and its ranks selected,
 // and one narrowed to all 64 bits is the key itself. A few scans suffice.
 func Select(counts []int64, want [][]int, scan Scan) ([][]uint64, error) {
 	all, err := orderTargets(counts, want)
