@@ -255,6 +255,7 @@ func mergeCommand(dirs []string, out string, formats outputFormats, quiet bool, 
 	if len(dirs) == 0 {
 		return usageErr("merge: no shard directories (try: compactbench merge out/shard-*/ -o results/latest)")
 	}
+	warnTempDir(stderr)
 	shards, err := openShards(dirs)
 	defer func() {
 		for _, s := range shards {

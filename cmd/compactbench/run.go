@@ -19,6 +19,7 @@ import (
 	"github.com/compactbench/compactbench/internal/loader"
 	"github.com/compactbench/compactbench/internal/plan"
 	"github.com/compactbench/compactbench/internal/report"
+	"github.com/compactbench/compactbench/internal/tempfile"
 	"github.com/compactbench/compactbench/internal/tokens"
 	"github.com/compactbench/compactbench/internal/transcript"
 )
@@ -206,6 +207,7 @@ func newRunJob(opts runOptions) *runJob {
 // work, so that a bad -o stops the run before it pays for a request.
 func (j *runJob) open(stderr io.Writer) error {
 	opts := j.opts
+	warnTempDir(stderr)
 	if lp := opts.LabelProblems; len(lp) > 0 {
 		fmt.Fprintf(stderr, "compactbench: warning: %d label line(s) cannot be used and are problem rows; first: %s\n", len(lp), lp[0])
 	}
@@ -229,6 +231,16 @@ func (j *runJob) open(stderr io.Writer) error {
 		j.openErr = j.openSet(meta, settings)
 	}()
 	return nil
+}
+
+// warnTempDir warns when no temporary file can be made: what a run moves
+// to disk past its memory bounds (the rulers' per-call errors, per-event
+// values, labels) then stays in memory, correct but growing with the
+// corpus. It is not a problem row: the outputs do not depend on it.
+func warnTempDir(w io.Writer) {
+	if err := tempfile.Check(); err != nil {
+		fmt.Fprintf(w, "compactbench: warning: no temporary file can be made (%v): per-call errors, per-event values and labels stay in memory past their bounds, so memory grows with the corpus; set TMPDIR to a writable directory\n", err)
+	}
 }
 
 // ready waits for the output set open started, and returns the error

@@ -115,3 +115,26 @@ func TestRunNotesOverfullWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestRunWarnsWithoutTempDir: when no temporary file can be made, a run
+// still succeeds and says once on stderr that its spills stay in memory;
+// with a writable TMPDIR it says nothing of it.
+func TestRunWarnsWithoutTempDir(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		dir  string
+		warn int
+	}{
+		{"missing", filepath.Join(t.TempDir(), "missing"), 1},
+		{"writable", t.TempDir(), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir() // made in the real TMPDIR
+			t.Setenv("TMPDIR", tc.dir)
+			code, _, errs := runCLI(t, "run", seeds, "-o", out, "-q", "--format", "csv")
+			if n := strings.Count(errs, "warning: no temporary file can be made"); code != 0 || n != tc.warn {
+				t.Errorf("exit %d, %d warnings (want %d): %s", code, n, tc.warn, errs)
+			}
+		})
+	}
+}

@@ -12,7 +12,8 @@ import (
 	"strings"
 
 	"github.com/compactbench/compactbench/internal/analysis"
-	"github.com/compactbench/compactbench/internal/figures"
+	"github.com/compactbench/compactbench/internal/orderstat"
+	"github.com/compactbench/compactbench/internal/tempfile"
 	"github.com/compactbench/compactbench/internal/tokens"
 )
 
@@ -47,12 +48,12 @@ type Rulers struct {
 
 	// The errors are not kept in memory: each call with an error appends a
 	// record to log (its rulers' |err| and its groups), and finish selects
-	// the order statistics every median and p95 needs from it (spill.go).
+	// the order statistics every median and p95 needs from it (selectStats).
 	// counts has the number of errors of each stream (one ruler's errors
 	// over all calls, complete calls, compactions, or one group's complete
 	// calls); calls, complete and pre are the streams of each ruler (by
 	// its index in tokens.Names, -1 before its first error).
-	log                  spill
+	log                  tempfile.Log
 	counts               []int64
 	calls, complete, pre []int
 	groups               [nGroupKinds]groupStreams
@@ -61,7 +62,7 @@ type Rulers struct {
 	// samples logs the calibration samples (encodeSample) for
 	// crossValidate, which reads them twice; sampleGens are their
 	// generations by id.
-	samples     spill
+	samples     tempfile.Log
 	nSamples    int
 	sampleGens  groupStreams
 	sampleCalls int
@@ -76,6 +77,10 @@ type Rulers struct {
 	err      error
 	finished bool
 }
+
+// spillMem is how many bytes each of the rulers' logs keeps in memory
+// before it moves them to its temporary file (a variable for tests).
+var spillMem = 1 << 20
 
 // CalibrationFigures are the calibrated ruler's errors when fitted on the
 // run's own corpus (per tokenizer generation, "all" for every call): in
@@ -203,7 +208,7 @@ func (s *Rulers) record(kind byte, complete bool, ids *[nGroupKinds]uint32, mask
 	if complete {
 		flags = recComplete
 	}
-	b := append(s.log.buf, kind, flags, mask, 0)
+	b := append(s.log.Buf, kind, flags, mask, 0)
 	for _, id := range ids {
 		b = binary.LittleEndian.AppendUint32(b, id)
 	}
@@ -217,14 +222,14 @@ func (s *Rulers) record(kind byte, complete bool, ids *[nGroupKinds]uint32, mask
 			s.counts[st]++
 		}
 	}
-	s.log.buf = b
-	s.log.flush()
+	s.log.Buf = b
+	s.log.Flush(spillMem)
 }
 
 // scan reads the log back, calling fn with each error's stream and
-// figures.OrderKey.
+// orderstat.Key.
 func (s *Rulers) scan(fn func(stream int, key uint64)) error {
-	r := s.log.reader()
+	r := s.log.Reader()
 	var head [recHeader]byte
 	var val [8]byte
 	var ids [nGroupKinds]uint32
@@ -246,7 +251,7 @@ func (s *Rulers) scan(fn func(stream int, key uint64)) error {
 			if _, err := io.ReadFull(r, val[:]); err != nil {
 				return fmt.Errorf("rulers: reading the spilled errors: %w", err)
 			}
-			key := figures.OrderKey(math.Float64frombits(binary.LittleEndian.Uint64(val[:])))
+			key := orderstat.Key(math.Float64frombits(binary.LittleEndian.Uint64(val[:])))
 			for _, st := range sts[:s.streamsOf(head[0], complete, &ids, ri, &sts)] {
 				fn(st, key)
 			}
@@ -339,16 +344,16 @@ func (s *Rulers) finish() {
 		return
 	}
 	s.finished = true
-	defer s.samples.close()
+	defer s.samples.Close()
 	stats, err := s.streamStats()
-	s.log.close()
+	s.log.Close()
 	if err != nil {
 		s.err = err
 		return
 	}
 	of := func(stream int) tokens.ErrStats {
 		if stream < 0 {
-			return tokens.ErrStatsAt(0, nil)
+			return tokens.AbsErrStats(nil)
 		}
 		return stats[stream]
 	}
@@ -384,23 +389,16 @@ func (s *Rulers) streamStats() ([]tokens.ErrStats, error) {
 	return selectStats(s.counts, s.scan)
 }
 
-// selectStats is the median and p95 of each stream of |err| whose
-// orderKeys scan visits, counts[st] being the length of stream st
-// (selectOrder).
-func selectStats(counts []int64, scan func(visit func(stream int, key uint64)) error) ([]tokens.ErrStats, error) {
-	want := make([][]int, len(counts))
-	for st, n := range counts {
-		want[st] = tokens.ErrStatsRanks(int(n))
-	}
-	keys, err := selectOrder(counts, want, scan)
+// selectStats is the median and p95 of each stream of |err| that scan
+// gives, counts[st] being the length of stream st.
+func selectStats(counts []int64, scan orderstat.Scan) ([]tokens.ErrStats, error) {
+	q, err := orderstat.Quantiles(counts, []float64{0.5, 0.95}, scan)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]tokens.ErrStats, len(counts))
 	for st, n := range counts {
-		out[st] = tokens.ErrStatsAt(int(n), func(rank int) float64 {
-			return figures.OrderValue(keys[st][slices.Index(want[st], rank)])
-		})
+		out[st] = tokens.ErrStats{N: int(n), Median: q[st][0], P95: q[st][1]}
 	}
 	return out, nil
 }
@@ -452,7 +450,7 @@ func (s *Rulers) refit() (*CalibrationFigures, error) {
 		return nil, nil
 	}
 	ce := &calErrors{streams: map[string]calPair{}}
-	defer ce.errs.close()
+	defer ce.errs.Close()
 	err := s.scanSamples(func(i int, smp *tokens.Sample, _ int) {
 		in, ho := ff.Errors(i, smp)
 		for _, k := range []string{"all", smp.Gen} {
@@ -488,7 +486,7 @@ type calPair struct{ in, cv int }
 // counting each stream's errors; keys lists the streams' keys in first use
 // order.
 type calErrors struct {
-	errs    spill
+	errs    tempfile.Log
 	counts  []int64
 	streams map[string]calPair
 	keys    []string
@@ -510,26 +508,23 @@ func (ce *calErrors) streamOf(k string) calPair {
 // stream (uint32) and the value's float64 bits, little-endian.
 func (ce *calErrors) log(st int, vs []float64) {
 	for _, v := range vs {
-		ce.errs.buf = binary.LittleEndian.AppendUint32(ce.errs.buf, uint32(st))
-		ce.errs.buf = binary.LittleEndian.AppendUint64(ce.errs.buf, math.Float64bits(math.Abs(v)))
+		ce.errs.Buf = binary.LittleEndian.AppendUint32(ce.errs.Buf, uint32(st))
+		ce.errs.Buf = binary.LittleEndian.AppendUint64(ce.errs.Buf, math.Float64bits(math.Abs(v)))
 		ce.counts[st]++
-		ce.errs.flush()
+		ce.errs.Flush(spillMem)
 	}
 }
 
 // scan reads the logged errors back, giving fn each one's stream and
 // order key.
 func (ce *calErrors) scan(fn func(int, uint64)) error {
-	r := ce.errs.reader()
-	var rec [12]byte
-	for {
-		if _, err := io.ReadFull(r, rec[:]); err == io.EOF {
-			return nil
-		} else if err != nil {
-			return fmt.Errorf("rulers: reading the spilled calibration errors: %w", err)
-		}
-		fn(int(binary.LittleEndian.Uint32(rec[:])), figures.OrderKey(math.Float64frombits(binary.LittleEndian.Uint64(rec[4:]))))
+	err := ce.errs.Each(12, func(rec []byte) {
+		fn(int(binary.LittleEndian.Uint32(rec)), orderstat.Key(math.Float64frombits(binary.LittleEndian.Uint64(rec[4:]))))
+	})
+	if err != nil {
+		return fmt.Errorf("rulers: reading the spilled calibration errors: %w", err)
 	}
+	return nil
 }
 
 // encodeSample appends a calibration sample to the samples log: its fold,
@@ -539,7 +534,7 @@ func (ce *calErrors) scan(fn func(int, uint64)) error {
 func (s *Rulers) encodeSample(smp *tokens.Sample) {
 	h := fnv.New32a()
 	h.Write([]byte(smp.Path))
-	b := s.samples.buf
+	b := s.samples.Buf
 	start := len(b)
 	b = binary.LittleEndian.AppendUint32(b, h.Sum32()%cvFolds)
 	b = binary.LittleEndian.AppendUint32(b, uint32(s.sampleGens.id(smp.Gen)))
@@ -563,15 +558,15 @@ func (s *Rulers) encodeSample(smp *tokens.Sample) {
 	if s.memoHash != nil {
 		s.memoHash.Write(b[start:])
 	}
-	s.samples.buf = b
+	s.samples.Buf = b
 	s.nSamples++
-	s.samples.flush()
+	s.samples.Flush(spillMem)
 }
 
 // scanSamples reads the samples log back, calling fn with each sample's
 // index, the sample (reused from one call to the next) and its fold.
 func (s *Rulers) scanSamples(fn func(i int, smp *tokens.Sample, fold int)) error {
-	r := s.samples.reader()
+	r := s.samples.Reader()
 	var smp tokens.Sample
 	var head [12]byte
 	var call [len(tokens.SampleCall{}.X)*8 + 17]byte

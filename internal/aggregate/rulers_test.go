@@ -5,13 +5,10 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"slices"
-	"sort"
 	"strconv"
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/analysis"
-	"github.com/compactbench/compactbench/internal/figures"
 	"github.com/compactbench/compactbench/internal/tokens"
 )
 
@@ -156,32 +153,34 @@ func randomRulerResults(seed uint64, n int) []*analysis.Result {
 	return out
 }
 
+// logCase is a case of the tests of the rulers' logs: spillMem and the
+// number of results.
+type logCase struct {
+	name string
+	mem  int
+	n    int
+}
+
 // TestRulersMatchOracle: the figures selected from the spilled errors are
 // those of sorting every error, bit for bit, whether the log stays in
-// memory or goes to its file and whatever the bucket size the selection
-// gathers.
+// memory or goes to its file (orderstat's tests hold the selection to
+// sorting whatever the size of the buckets it gathers).
 func TestRulersMatchOracle(t *testing.T) {
-	defer func(m int, c int64) { spillMem, collectLimit = m, c }(spillMem, collectLimit)
-	for _, tc := range []struct {
-		name    string
-		mem     int
-		collect int64
-		n       int
-	}{
-		{"memory", 1 << 20, 4096, 300},
-		{"file", 256, 4096, 300},
-		{"file-radix", 100, 1, 400},
-		{"file-radix-3", 1000, 3, 400},
-		{"empty", 100, 1, 0},
+	defer func(m int) { spillMem = m }(spillMem)
+	for _, tc := range []logCase{
+		{"memory", 1 << 20, 300},
+		{"file", 256, 300},
+		{"file-small", 100, 400},
+		{"empty", 100, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			spillMem, collectLimit = tc.mem, tc.collect
+			spillMem = tc.mem
 			results := randomRulerResults(uint64(tc.n)+uint64(tc.mem), tc.n)
 			s := newRulers("", nil)
 			for _, r := range results {
 				s.add(r)
 			}
-			if tc.mem < 1000 && tc.n > 0 && s.log.f == nil {
+			if tc.mem < 1000 && tc.n > 0 && s.log.InFile() == 0 {
 				t.Fatal("the log never went to its file")
 			}
 			s.finish()
@@ -198,43 +197,6 @@ func TestRulersMatchOracle(t *testing.T) {
 				t.Error("no figures")
 			}
 		})
-	}
-}
-
-// TestSelectOrderNaN: NaN sorts first, as sort.Float64s puts it.
-func TestSelectOrderNaN(t *testing.T) {
-	vals := []float64{0.3, math.NaN(), 0, 0.1, math.Inf(1), 0.1, math.NaN()}
-	keys := make([]uint64, len(vals))
-	for i, v := range vals {
-		keys[i] = figures.OrderKey(v)
-	}
-	want := [][]int{{0, 1, 2, 3, 4, 5, 6}}
-	for _, limit := range []int64{1, 4096} {
-		collectLimit = limit
-		got, err := selectOrder([]int64{int64(len(vals))}, want, func(visit func(int, uint64)) error {
-			for _, k := range keys {
-				visit(0, k)
-			}
-			return nil
-		})
-		collectLimit = 4096
-		if err != nil {
-			t.Fatal(err)
-		}
-		sorted := slices.Clone(vals)
-		sort.Float64s(sorted)
-		for i, k := range got[0] {
-			if v := figures.OrderValue(k); math.Float64bits(v) != math.Float64bits(sorted[i]) && !(math.IsNaN(v) && math.IsNaN(sorted[i])) {
-				t.Errorf("limit %d: rank %d = %v, want %v", limit, i, v, sorted[i])
-			}
-		}
-	}
-	// A stream shorter than its counts says is an error, not a wrong figure.
-	if _, err := selectOrder([]int64{3}, [][]int{{1}}, func(visit func(int, uint64)) error {
-		visit(0, 5)
-		return nil
-	}); err == nil {
-		t.Error("a short stream was not reported")
 	}
 }
 
@@ -312,26 +274,21 @@ func randomSamples(seed uint64, n int) []tokens.Sample {
 // the spilled samples are those of tokens.Calibrate over the samples in
 // memory, bit for bit, with the logs in memory and in their files.
 func TestCrossValidateMatchesOracle(t *testing.T) {
-	defer func(m int, c int64) { spillMem, collectLimit = m, c }(spillMem, collectLimit)
-	for _, tc := range []struct {
-		name    string
-		mem     int
-		collect int64
-		n       int
-	}{
-		{"memory", 1 << 20, 4096, 120},
-		{"file", 4096, 4096, 120},
-		{"file-radix", 512, 2, 150},
-		{"one", 512, 2, 1},
+	defer func(m int) { spillMem = m }(spillMem)
+	for _, tc := range []logCase{
+		{"memory", 1 << 20, 120},
+		{"file", 4096, 120},
+		{"file-small", 512, 150},
+		{"one", 512, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			spillMem, collectLimit = tc.mem, tc.collect
+			spillMem = tc.mem
 			samples := randomSamples(uint64(tc.n), tc.n)
 			s := newRulers("", nil)
 			for i := range samples {
 				s.add(&analysis.Result{Sample: &samples[i]})
 			}
-			if tc.mem < 1<<20 && tc.n > 1 && s.samples.f == nil {
+			if tc.mem < 1<<20 && tc.n > 1 && s.samples.InFile() == 0 {
 				t.Fatal("the samples never went to their file")
 			}
 			s.finish()

@@ -127,7 +127,7 @@ func TestLabelIndexMatchesMaps(t *testing.T) {
 				labels = append(labels, l)
 			}
 			s := NewLabelSet(labels, tc.base)
-			if tc.mem < 1000 && tc.labels > 1 && s.store.fsize == 0 {
+			if tc.mem < 1000 && tc.labels > 1 && s.store.log.InFile() == 0 {
 				t.Fatal("nothing went to the temporary file")
 			}
 			oracle := newMapLabelIndex(s, labels)
@@ -221,13 +221,13 @@ func TestLabelReadErrorReported(t *testing.T) {
 		labels = append(labels, Label{Transcript: fmt.Sprintf("s%d", i), File: "labels.jsonl", Line: i + 1, Turn: 1, Type: Types[0]})
 	}
 	s := NewLabelSet(labels, "")
-	if s.store.f == nil || s.store.fsize == 0 {
+	if s.store.log.InFile() == 0 {
 		t.Fatal("nothing went to the temporary file")
 	}
 	if got, ok := s.For("s3", "elsewhere/x.jsonl"); !ok || len(got) != 1 || s.Err() != nil {
 		t.Fatalf("before the failure: For = %v, %v; Err = %v", got, ok, s.Err())
 	}
-	s.store.f.Close()
+	s.store.log.Close()
 	m := s.Matches()
 	m.Add("s3", "elsewhere/x.jsonl") // must not panic
 	if got, _ := s.For("s4", "elsewhere/y.jsonl"); len(got) != 0 {

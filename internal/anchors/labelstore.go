@@ -3,7 +3,6 @@ package anchors
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
 	"sync"
 
 	"github.com/compactbench/compactbench/internal/tempfile"
@@ -15,21 +14,15 @@ var labelMem = 1 << 20
 
 // labelStore holds a LabelSet's labels encoded one after another (strings
 // as length and bytes, numbers as varints, the label file as its number):
-// the first ones in a temporary file (removed from its directory as soon as
-// it is created, where the system allows; it closes when the set is
-// collected), the last ones, at most labelMem bytes, in memory. A label
-// costs 8 bytes of memory for its offset, whatever its strings. If the
-// file cannot be created or written, the labels stay in memory: correct,
-// only not bounded. It is written only while the set is built and read
-// concurrently afterwards.
+// in a log whose memory is bounded by labelMem bytes (its file closes
+// when the set is collected). A label costs 8 bytes of memory for its
+// offset, whatever its strings. It is written only while the set is built
+// and read concurrently afterwards.
 type labelStore struct {
 	files   []string // label files by number
 	fileNum map[string]uint64
 	offs    []int64 // where each label's record starts
-	f       *os.File
-	fsize   int64  // bytes in f: the records before it are in the file
-	mem     []byte // the records from fsize on
-	inMem   bool   // the file failed: keep everything in mem
+	log     tempfile.Log
 	// errMu guards err, the first label that could not be read back.
 	errMu sync.Mutex
 	err   error
@@ -46,8 +39,8 @@ func (st *labelStore) add(l *Label) {
 		st.fileNum[l.File] = fn
 		st.files = append(st.files, l.File)
 	}
-	st.offs = append(st.offs, st.fsize+int64(len(st.mem)))
-	b := st.mem
+	st.offs = append(st.offs, st.log.Len())
+	b := st.log.Buf
 	for _, s := range [...]string{l.Transcript, string(l.Type), l.Note, l.PromptUUID, l.Timestamp, l.PromptHead} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
@@ -55,33 +48,13 @@ func (st *labelStore) add(l *Label) {
 	b = binary.AppendVarint(b, int64(l.Turn))
 	b = binary.AppendUvarint(b, fn)
 	b = binary.AppendVarint(b, int64(l.Line))
-	st.mem = b
-	if len(st.mem) >= labelMem && !st.inMem {
-		st.spill()
-	}
-}
-
-// spill moves the records in memory to the end of the file.
-func (st *labelStore) spill() {
-	if st.f == nil {
-		f, err := tempfile.Unlinked("compactbench-labels")
-		if err != nil {
-			st.inMem = true
-			return
-		}
-		st.f = f
-	}
-	if _, err := st.f.WriteAt(st.mem, st.fsize); err != nil {
-		st.inMem = true // what WriteAt wrote past fsize is never read
-		return
-	}
-	st.fsize += int64(len(st.mem))
-	st.mem = st.mem[:0]
+	st.log.Buf = b
+	st.log.Flush(labelMem)
 }
 
 // done ends building: the memory spare beyond the records is released.
 func (st *labelStore) done() {
-	st.mem = append([]byte(nil), st.mem...)
+	st.log.Buf = append([]byte(nil), st.log.Buf...)
 	st.offs = append([]int64(nil), st.offs...)
 	st.fileNum = nil
 }
@@ -91,23 +64,18 @@ func (st *labelStore) done() {
 // transcript and no anchor, and the error is kept for Err: the callers
 // (runs, gold scoring) check it before they write anything.
 func (st *labelStore) label(i int) Label {
-	start, end := st.offs[i], st.fsize+int64(len(st.mem))
+	end := st.log.Len()
 	if i+1 < len(st.offs) {
 		end = st.offs[i+1]
 	}
-	var rec []byte
-	if start >= st.fsize {
-		rec = st.mem[start-st.fsize : end-st.fsize]
-	} else {
-		rec = make([]byte, end-start)
-		if _, err := st.f.ReadAt(rec, start); err != nil {
-			st.errMu.Lock()
-			if st.err == nil {
-				st.err = fmt.Errorf("labels: reading label %d back from its temporary file: %w", i, err)
-			}
-			st.errMu.Unlock()
-			return Label{}
+	rec, err := st.log.Slice(st.offs[i], end)
+	if err != nil {
+		st.errMu.Lock()
+		if st.err == nil {
+			st.err = fmt.Errorf("labels: reading label %d back from its temporary file: %w", i, err)
 		}
+		st.errMu.Unlock()
+		return Label{}
 	}
 	var strs [6]string
 	for k := range strs {

@@ -1,6 +1,7 @@
-// Package tempfile makes the temporary files that memory-bounded logs
-// (the rulers' per-call log, the strategies' per-event values, label sets)
-// move their data to once it passes what they keep in memory.
+// Package tempfile holds the memory-bounded logs (Log) of the rulers'
+// per-call errors, the strategies' per-event values and label sets, and
+// makes the temporary files they move their data to once it passes what
+// they keep in memory.
 package tempfile
 
 import (
@@ -23,4 +24,15 @@ func Unlinked(prefix string) (*os.File, error) {
 		os.Remove(f.Name()) // the open file stays readable
 	}
 	return f, nil
+}
+
+// Check makes and closes one temporary file, as a Log's first Flush would:
+// an error means that every Log keeps all its data in memory, which then
+// grows with what is logged (a command warns of it).
+func Check() error {
+	f, err := Unlinked("compactbench-check")
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }

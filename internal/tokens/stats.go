@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"sort"
+
+	"github.com/compactbench/compactbench/internal/orderstat"
 )
 
 // Quantile returns the p-quantile (0 ≤ p ≤ 1) of xs by linear interpolation
@@ -22,50 +24,7 @@ func quantileSorted(s []float64, p float64) float64 {
 	if len(s) == 0 {
 		return math.NaN()
 	}
-	return quantileAt(len(s), p, func(i int) float64 { return s[i] })
-}
-
-// quantileAt is the p-quantile of n sorted values, at(i) being the i-th
-// (n > 0): an interpolation between the order statistics quantileRanks
-// names.
-func quantileAt(n int, p float64, at func(int) float64) float64 {
-	h := p * float64(n-1)
-	lo := int(math.Floor(h))
-	if lo >= n-1 {
-		return at(n - 1)
-	}
-	a := at(lo)
-	return a + (h-float64(lo))*(at(lo+1)-a)
-}
-
-// quantileRanks are the order statistics (0-based) the p-quantile of n
-// sorted values is computed from.
-func quantileRanks(n int, p float64) []int {
-	lo := int(math.Floor(p * float64(n-1)))
-	if lo >= n-1 {
-		return []int{n - 1}
-	}
-	return []int{lo, lo + 1}
-}
-
-// ErrStatsRanks are the order statistics of the absolute errors that
-// ErrStatsAt needs for n errors (none for none).
-func ErrStatsRanks(n int) []int {
-	if n == 0 {
-		return nil
-	}
-	return append(quantileRanks(n, 0.5), quantileRanks(n, 0.95)...)
-}
-
-// ErrStatsAt is AbsErrStats of n errors computed from their absolute
-// values' order statistics: at(i) is the i-th smallest |err|, asked only
-// for the ranks ErrStatsRanks(n) lists. It lets a caller that cannot hold
-// every error select those few exactly.
-func ErrStatsAt(n int, at func(int) float64) ErrStats {
-	if n == 0 {
-		return ErrStats{Median: math.NaN(), P95: math.NaN()}
-	}
-	return ErrStats{N: n, Median: quantileAt(n, 0.5, at), P95: quantileAt(n, 0.95, at)}
+	return orderstat.QuantileAt(len(s), p, func(i int) float64 { return s[i] })
 }
 
 // ErrStats are the median and 95th percentile of absolute relative errors.

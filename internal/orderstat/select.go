@@ -1,91 +1,38 @@
-package aggregate
+// Package orderstat selects exact order statistics (medians, p95s) of
+// streams of float64 values too large to hold, in memory bounded by the
+// number of statistics asked for: the values are read again as often as
+// the selection needs (from a tempfile.Log), as keys whose unsigned order
+// is sort.Float64s' order.
+package orderstat
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
 	"math/bits"
-	"os"
 	"slices"
-
-	"github.com/compactbench/compactbench/internal/tempfile"
 )
 
-// spillMem is how many bytes a spill keeps in memory before it moves them
-// to its temporary file (a variable for tests).
-var spillMem = 1 << 20
+// Scan calls visit once per value of every stream, with the value's stream
+// and Key, in any order but the same each time it is called; an error
+// reading the values back ends it.
+type Scan func(visit func(stream int, key uint64)) error
 
-// spill is an append-only byte log whose memory is bounded whatever its
-// length: records are appended to buf, and whenever buf holds spillMem
-// bytes they are moved to the end of a temporary file (removed from its
-// directory as soon as it is created, where the system allows). If the
-// file cannot be created or written, the log stays in memory: correct,
-// only not bounded.
-type spill struct {
-	buf  []byte
-	f    *os.File
-	size int64 // bytes in f
-	mem  bool  // the file failed: keep everything in buf
-}
-
-// flush moves buf to the file once it is full.
-func (s *spill) flush() {
-	if len(s.buf) < spillMem || s.mem {
-		return
-	}
-	if s.f == nil {
-		f, err := tempfile.Unlinked("compactbench-spill")
-		if err != nil {
-			s.mem = true
-			return
-		}
-		s.f = f
-	}
-	if _, err := s.f.WriteAt(s.buf, s.size); err != nil {
-		s.mem = true // what WriteAt wrote past size is never read
-		return
-	}
-	s.size += int64(len(s.buf))
-	s.buf = s.buf[:0]
-}
-
-// reader reads the log from its start.
-func (s *spill) reader() *bufio.Reader {
-	var r io.Reader = bytes.NewReader(s.buf)
-	if s.f != nil {
-		r = io.MultiReader(io.NewSectionReader(s.f, 0, s.size), r)
-	}
-	return bufio.NewReaderSize(r, 64<<10)
-}
-
-// close releases the log (it cannot be read afterwards).
-func (s *spill) close() {
-	if s.f != nil {
-		s.f.Close()
-		os.Remove(s.f.Name()) // already gone except on Windows
-		s.f = nil
-	}
-	s.buf, s.size = nil, 0
-}
-
-// collectLimit is the most keys selectOrder gathers for one bucket; larger
+// collectLimit is the most keys Select gathers for one bucket; larger
 // buckets are split by one more digit first (a variable for tests).
 var collectLimit int64 = 4096
 
-// selectOrder finds order statistics of many streams of keys exactly, in
+// Select finds order statistics of many streams of keys exactly, in
 // memory bounded by the number of statistics asked for, whatever the
 // streams' lengths: want[s] lists the ranks (0-based, in the stream's
-// ascending order) of stream s, whose length is counts[s], and scan calls
-// visit once per key of every stream (in any order, the same each time it
-// is called). The result has the keys at those ranks, in want's order.
+// ascending order) of stream s, whose length is counts[s], and scan gives
+// every key of every stream. The result has the keys at those ranks, in
+// want's order.
 //
 // It is a radix selection: each scan counts, for every rank not yet
 // found, the keys of its current bucket by their next digit (12 bits
 // first, then 8), which narrows the bucket to the digit holding the rank;
-// a bucket of at most collectLimit keys is gathered and sorted instead,
+// a bucket of at most collectLimit keys is gathered and its ranks selected,
 // and one narrowed to all 64 bits is the key itself. A few scans suffice.
-func selectOrder(counts []int64, want [][]int, scan func(visit func(stream int, key uint64)) error) ([][]uint64, error) {
+func Select(counts []int64, want [][]int, scan Scan) ([][]uint64, error) {
 	all, err := orderTargets(counts, want)
 	if err != nil {
 		return nil, err
@@ -107,7 +54,7 @@ func selectOrder(counts []int64, want [][]int, scan func(visit func(stream int, 
 	return orderKeys(all, want), nil
 }
 
-// orderTarget is one rank selectOrder looks for: the bucket of its stream
+// orderTarget is one rank Select looks for: the bucket of its stream
 // that holds it so far (a prefix of plen bits) and its rank there.
 type orderTarget struct {
 	stream int
@@ -191,7 +138,7 @@ func planOrderProbes(all []*orderTarget, streams int) (map[orderProbeKey]*orderP
 
 // scanOrderProbes runs one scan, giving each key to the probes of its
 // stream whose bucket holds it: gathered, or counted by its next digit.
-func scanOrderProbes(scan func(visit func(stream int, key uint64)) error, byStream [][]*orderProbe) error {
+func scanOrderProbes(scan Scan, byStream [][]*orderProbe) error {
 	return scan(func(s int, key uint64) {
 		for _, p := range byStream[s] {
 			if p.plen > 0 && key>>(64-p.plen) != p.prefix>>(64-p.plen) {

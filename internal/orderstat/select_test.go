@@ -1,8 +1,10 @@
-package aggregate
+package orderstat
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 )
 
@@ -42,5 +44,43 @@ func TestSelectRanks(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSelectNaN: NaN sorts first, as sort.Float64s puts it, and a stream
+// shorter than its count is an error.
+func TestSelectNaN(t *testing.T) {
+	vals := []float64{0.3, math.NaN(), 0, 0.1, math.Inf(1), 0.1, math.NaN()}
+	keys := make([]uint64, len(vals))
+	for i, v := range vals {
+		keys[i] = Key(v)
+	}
+	want := [][]int{{0, 1, 2, 3, 4, 5, 6}}
+	for _, limit := range []int64{1, 4096} {
+		collectLimit = limit
+		got, err := Select([]int64{int64(len(vals))}, want, func(visit func(int, uint64)) error {
+			for _, k := range keys {
+				visit(0, k)
+			}
+			return nil
+		})
+		collectLimit = 4096
+		if err != nil {
+			t.Fatal(err)
+		}
+		sorted := slices.Clone(vals)
+		sort.Float64s(sorted)
+		for i, k := range got[0] {
+			if v := Value(k); math.Float64bits(v) != math.Float64bits(sorted[i]) && !(math.IsNaN(v) && math.IsNaN(sorted[i])) {
+				t.Errorf("limit %d: rank %d = %v, want %v", limit, i, v, sorted[i])
+			}
+		}
+	}
+	// A stream shorter than its counts says is an error, not a wrong figure.
+	if _, err := Select([]int64{3}, [][]int{{1}}, func(visit func(int, uint64)) error {
+		visit(0, 5)
+		return nil
+	}); err == nil {
+		t.Error("a short stream was not reported")
 	}
 }
