@@ -182,6 +182,12 @@ func (o FitOptions) withDefaults() FitOptions {
 // next (one per goroutine).
 type fitScratch struct {
 	robust, ys []float64
+	// acc and accB are normalEquations' sums by feature; a, b and rows
+	// the normal equations it returns.
+	acc  [nFeatures * nFeatures]float64
+	accB features
+	a, b []float64
+	rows [][]float64
 }
 
 // noFold is the skip of fitSteps that skips no step (folds are not
@@ -214,7 +220,7 @@ func fitSteps(st *stepSet, ids []int32, skip int, opt FitOptions, sc *fitScratch
 	fixedTargets(st, ids, skip, &lay, &prior, ys)
 	var sol []float64
 	for iter := 0; iter < 20; iter++ {
-		A, b := lay.normalEquations(st, ids, skip, robust, ys)
+		A, b := lay.normalEquations(st, ids, skip, robust, ys, sc)
 		next := nnls(A, b)
 		changed := lay.reweight(st, ids, skip, prior, next, robust)
 		sol = next
@@ -294,44 +300,74 @@ func fixedTargets(st *stepSet, ids []int32, skip int, lay *fitLayout, prior *fea
 // normalEquations sums the weighted normal equations of the fitted
 // features over the steps, each step adding only the pairs of fitted
 // quantities that changed (most steps change few of them), in feature
-// order.
-func (lay *fitLayout) normalEquations(st *stepSet, ids []int32, skip int, robust, ys []float64) ([][]float64, []float64) {
-	m := len(lay.free)
-	A := make([][]float64, m)
-	for a := range A {
-		A[a] = make([]float64, m)
+// order. The sums are kept by feature (sc.acc, sc.accB: the fitted
+// block of an nFeatures² matrix) and read into A and b at the end, so a
+// step's changes are read where they are kept, with no copy per step; each
+// entry gets the same terms in the same order as summing straight into
+// A[pos[a]][pos[c]] (normalEquationsRef in the tests).
+func (lay *fitLayout) normalEquations(st *stepSet, ids []int32, skip int, robust, ys []float64, sc *fitScratch) ([][]float64, []float64) {
+	acc, accB := &sc.acc, &sc.accB
+	for _, a := range lay.free {
+		accB[a] = 0
+		for _, c := range lay.free {
+			acc[a*nFeatures+c] = 0
+		}
 	}
-	b := make([]float64, m)
-	var xs, fx features
-	var fp [nFeatures]int
+	var fj [nFeatures]int
+	var fx features
 	k := -1
 	for _, i := range ids {
 		if int(st.fold[i]) == skip {
 			continue
 		}
 		k++
-		dreal, nz := st.changes(i, &xs)
-		w := robust[k] / (200 + math.Abs(dreal))
-		// the fitted quantities that changed, in feature order
-		n, q := 0, 0
-		for m := nz; m != 0; m &= m - 1 {
-			j := bits.TrailingZeros16(m)
-			if lay.freeMask&(1<<j) != 0 {
-				fp[n], fx[n] = lay.pos[j], xs[q]
+		mk := st.nz[i]
+		nz := mk &^ wideBit
+		fm := nz & lay.freeMask
+		if fm == 0 {
+			continue
+		}
+		w := robust[k] / (200 + math.Abs(st.dreal[i]))
+		// the fitted quantities that changed, in feature order, and their
+		// changes (the q-th change of a step is that of nz's q-th bit)
+		n, at := 0, st.at[i]
+		if mk&wideBit != 0 {
+			for f := fm; f != 0; f &= f - 1 {
+				j := bits.TrailingZeros16(f)
+				fj[n], fx[n] = j, st.wides[int(at)+bits.OnesCount16(nz&(1<<j-1))]
 				n++
 			}
-			q++
+		} else {
+			vals := st.ints[at/stepChunk][at%stepChunk:]
+			for f := fm; f != 0; f &= f - 1 {
+				j := bits.TrailingZeros16(f)
+				fj[n], fx[n] = j, float64(vals[bits.OnesCount16(nz&(1<<j-1))])
+				n++
+			}
 		}
+		y := ys[k]
 		for a := 0; a < n; a++ {
 			xa := fx[a]
-			row := A[fp[a]]
+			row := acc[fj[a]*nFeatures:][:nFeatures]
 			for c := 0; c < n; c++ {
-				row[fp[c]] += w * xa * fx[c]
+				row[fj[c]] += w * xa * fx[c]
 			}
-			b[fp[a]] += w * xa * ys[k]
+			accB[fj[a]] += w * xa * y
 		}
 	}
-	return A, b
+	m := len(lay.free)
+	sc.a = grow(sc.a, m*m)
+	sc.b = grow(sc.b, m)
+	sc.rows = grow(sc.rows, m)
+	for a, ja := range lay.free {
+		row := sc.a[a*m:][:m]
+		for c, jc := range lay.free {
+			row[c] = acc[ja*nFeatures+jc]
+		}
+		sc.rows[a] = row
+		sc.b[a] = accB[ja]
+	}
+	return sc.rows, sc.b
 }
 
 // reweight sets robust to the Huber weights of the steps' relative
@@ -351,25 +387,32 @@ func (lay *fitLayout) reweight(st *stepSet, ids []int32, skip int, prior feature
 		}
 	}
 	changed := false
-	var x, xs features
+	var x features
 	k := -1
 	for _, i := range ids {
 		if int(st.fold[i]) == skip {
 			continue
 		}
 		k++
-		var dreal float64
+		dreal := st.dreal[i]
 		pred := 0.0
-		if finite {
-			var nz uint16
-			dreal, nz = st.changes(i, &xs)
+		if mk := st.nz[i]; finite && mk&wideBit == 0 {
+			at := st.at[i]
+			vals := st.ints[at/stepChunk][at%stepChunk:]
 			c := 0
-			for mj := nz; mj != 0; mj &= mj - 1 {
-				pred += fv[bits.TrailingZeros16(mj)] * xs[c]
+			for mj := mk; mj != 0; mj &= mj - 1 {
+				pred += fv[bits.TrailingZeros16(mj)] * float64(vals[c])
+				c++
+			}
+		} else if finite {
+			vals := st.wides[st.at[i]:]
+			c := 0
+			for mj := mk &^ wideBit; mj != 0; mj &= mj - 1 {
+				pred += fv[bits.TrailingZeros16(mj)] * vals[c]
 				c++
 			}
 		} else {
-			dreal, _ = st.load(i, &x)
+			st.load(i, &x)
 			for j := 0; j < nFeatures; j++ {
 				pred += fv[j] * x[j]
 			}
