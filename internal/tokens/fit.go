@@ -184,11 +184,15 @@ type fitScratch struct {
 	robust, ys []float64
 	// acc and accB are normalEquations' sums by feature; a, b and rows
 	// the normal equations it returns.
-	acc  [nFeatures * nFeatures]float64
-	accB features
+	acc  [accStride * accStride]float64
+	accB [accStride]float64
 	a, b []float64
 	rows [][]float64
 }
+
+// accStride is the row length of fitScratch.acc: a power of two not
+// below nFeatures, so that masking an index keeps it in range.
+const accStride = 16
 
 // noFold is the skip of fitSteps that skips no step (folds are not
 // negative).
@@ -310,11 +314,11 @@ func (lay *fitLayout) normalEquations(st *stepSet, ids []int32, skip int, robust
 	for _, a := range lay.free {
 		accB[a] = 0
 		for _, c := range lay.free {
-			acc[a*nFeatures+c] = 0
+			acc[a*accStride+c] = 0
 		}
 	}
-	var fj [nFeatures]int
-	var fx features
+	var fj [accStride]uint8
+	var fx [accStride]float64
 	k := -1
 	for _, i := range ids {
 		if int(st.fold[i]) == skip {
@@ -334,25 +338,26 @@ func (lay *fitLayout) normalEquations(st *stepSet, ids []int32, skip int, robust
 		if mk&wideBit != 0 {
 			for f := fm; f != 0; f &= f - 1 {
 				j := bits.TrailingZeros16(f)
-				fj[n], fx[n] = j, st.wides[int(at)+bits.OnesCount16(nz&(1<<j-1))]
+				fj[n&(accStride-1)], fx[n&(accStride-1)] = uint8(j), st.wides[int(at)+bits.OnesCount16(nz&(1<<j-1))]
 				n++
 			}
 		} else {
 			vals := st.ints[at/stepChunk][at%stepChunk:]
 			for f := fm; f != 0; f &= f - 1 {
 				j := bits.TrailingZeros16(f)
-				fj[n], fx[n] = j, float64(vals[bits.OnesCount16(nz&(1<<j-1))])
+				fj[n&(accStride-1)], fx[n&(accStride-1)] = uint8(j), float64(vals[bits.OnesCount16(nz&(1<<j-1))])
 				n++
 			}
 		}
 		y := ys[k]
-		for a := 0; a < n; a++ {
-			xa := fx[a]
-			row := acc[fj[a]*nFeatures:][:nFeatures]
-			for c := 0; c < n; c++ {
-				row[fj[c]] += w * xa * fx[c]
+		js, xs := fj[:n], fx[:n]
+		for a, ja := range js {
+			xa := xs[a]
+			row := (*[accStride]float64)(acc[int(ja&(accStride-1))*accStride:])
+			for c, jc := range js {
+				row[jc&(accStride-1)] += w * xa * xs[c]
 			}
-			accB[fj[a]] += w * xa * y
+			accB[ja&(accStride-1)] += w * xa * y
 		}
 	}
 	m := len(lay.free)
@@ -362,7 +367,7 @@ func (lay *fitLayout) normalEquations(st *stepSet, ids []int32, skip int, robust
 	for a, ja := range lay.free {
 		row := sc.a[a*m:][:m]
 		for c, jc := range lay.free {
-			row[c] = acc[ja*nFeatures+jc]
+			row[c] = acc[ja*accStride+jc]
 		}
 		sc.rows[a] = row
 		sc.b[a] = accB[ja]
