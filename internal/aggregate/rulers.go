@@ -340,6 +340,16 @@ func (s *Rulers) finish() {
 	}
 	s.finished = true
 	defer s.samples.close()
+	// The calibration refit reads only the samples' log, the selection only
+	// the errors' log: the refit runs beside the selection.
+	var cal *CalibrationFigures
+	var calErr error
+	refitted := make(chan struct{})
+	go func() {
+		defer close(refitted)
+		cal, calErr = s.crossValidate()
+	}()
+	defer func() { <-refitted }()
 	stats, err := s.streamStats()
 	s.log.close()
 	if err != nil {
@@ -375,7 +385,8 @@ func (s *Rulers) finish() {
 		return out
 	}
 	s.ByTokenizer, s.ByFamily, s.ByContent = breakdown(byTokenizer), breakdown(byFamily), breakdown(byContent)
-	s.Calibration, s.err = s.crossValidate()
+	<-refitted
+	s.Calibration, s.err = cal, calErr
 }
 
 // streamStats selects the median and p95 of every stream's |err| from the
