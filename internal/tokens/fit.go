@@ -352,12 +352,13 @@ func (lay *fitLayout) normalEquations(st *stepSet, ids []int32, skip int, robust
 		y := ys[k]
 		js, xs := fj[:n], fx[:n]
 		for a, ja := range js {
-			xa := xs[a]
+			// w * xa * x is (w * xa) * x
+			wxa := w * xs[a]
 			row := (*[accStride]float64)(acc[int(ja&(accStride-1))*accStride:])
 			for c, jc := range js {
-				row[jc&(accStride-1)] += w * xa * xs[c]
+				row[jc&(accStride-1)] += wxa * xs[c]
 			}
-			accB[ja&(accStride-1)] += w * xa * y
+			accB[ja&(accStride-1)] += wxa * y
 		}
 	}
 	m := len(lay.free)

@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/compactbench/compactbench/internal/testutil"
 )
 
 // normalEquationsRef is the straightforward normal equations: every step
@@ -162,4 +164,26 @@ func TestNormalEquationsMatchDense(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkFoldSets is the fits of a ten-fold cross-validation alone (no
+// sample reading, no errors) on the steps of noisy samples, one fit at a
+// time.
+func BenchmarkFoldSets(b *testing.B) {
+	samples := noisy(5, 400)
+	ff := NewFoldFit(FitOptions{}, nil)
+	for i := range samples {
+		ff.Add(&samples[i], i%10)
+	}
+	sc := &fitScratch{}
+	b.ReportAllocs()
+	cpu := testutil.CPUTime()
+	for b.Loop() {
+		for _, k := range append([]int{noFold}, ff.ids...) {
+			if _, _, err := fitSet(&ff.st, ff.all, k, ff.gens, ff.opt, ff.models, sc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(testutil.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }
