@@ -713,15 +713,19 @@ func (c *FoldFit) Errors(i int, s *Sample) (in, heldOut []float64) {
 // foldSets fits a factor set without each fold of ids (nil where the fold
 // leaves nothing to fit on), GOMAXPROCS fits at once, first calls first
 // (given a worker's scratch) as one more: the results do not depend on
-// which worker runs what.
+// which worker runs what. A worker's panic is raised again on the
+// caller's goroutine once every worker has stopped.
 func foldSets(st *stepSet, all map[string][]int32, gens []string, opt FitOptions, models *Models, ids []int, first func(*fitScratch)) []*FactorSet {
 	sets := make([]*FactorSet, len(ids))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(ids)+1) {
+	workers := min(runtime.GOMAXPROCS(0), len(ids)+1)
+	panics := make([]any, workers)
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { panics[w] = recover() }()
 			sc := &fitScratch{}
 			for {
 				x := int(next.Add(1) - 2)
@@ -739,6 +743,11 @@ func foldSets(st *stepSet, all map[string][]int32, gens []string, opt FitOptions
 		}()
 	}
 	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p) // on the caller's goroutine, where a panic is an internal error
+		}
+	}
 	return sets
 }
 

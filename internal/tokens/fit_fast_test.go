@@ -187,3 +187,21 @@ func BenchmarkFoldSets(b *testing.B) {
 	}
 	b.ReportMetric(float64(testutil.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }
+
+// TestFoldSetsPanicOnCaller: a panic in a fit worker reaches foldSets'
+// caller (where a run turns it into an internal error) after the other
+// workers stopped, instead of ending the process.
+func TestFoldSetsPanicOnCaller(t *testing.T) {
+	samples := noisy(7, 30)
+	ff := NewFoldFit(FitOptions{}, nil)
+	for i := range samples {
+		ff.Add(&samples[i], i%10)
+	}
+	defer func() {
+		if p := recover(); p != "boom" {
+			t.Fatalf("recovered %v, want boom", p)
+		}
+	}()
+	foldSets(&ff.st, ff.all, ff.gens, ff.opt, ff.models, ff.ids, func(*fitScratch) { panic("boom") })
+	t.Fatal("foldSets returned")
+}
