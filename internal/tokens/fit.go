@@ -188,7 +188,19 @@ type fitScratch struct {
 	accB [accStride]float64
 	a, b []float64
 	rows [][]float64
+	// cached says that cnt, cj, cx and den hold the fit's steps as
+	// normalEquations reads them (cacheChanges).
+	cached bool
+	cnt    []uint8
+	cj     []uint8
+	cx     []float64
+	den    []float64
 }
+
+// maxCached bounds the steps and the changes cacheChanges keeps (about
+// 4.6 MB per fitting goroutine at most); a fit of more steps reads them
+// from the step set at every iteration.
+var maxCached = 1 << 18
 
 // accStride is the row length of fitScratch.acc: a power of two not
 // below nFeatures, so that masking an index keeps it in range.
@@ -222,6 +234,7 @@ func fitSteps(st *stepSet, ids []int32, skip int, opt FitOptions, sc *fitScratch
 	sc.ys = grow(sc.ys, n)
 	ys := sc.ys
 	fixedTargets(st, ids, skip, &lay, &prior, ys)
+	lay.cacheChanges(st, ids, skip, n, sc)
 	var sol []float64
 	for iter := 0; iter < 20; iter++ {
 		A, b := lay.normalEquations(st, ids, skip, robust, ys, sc)
@@ -317,6 +330,30 @@ func (lay *fitLayout) normalEquations(st *stepSet, ids []int32, skip int, robust
 			acc[a*accStride+c] = 0
 		}
 	}
+	if sc.cached {
+		sumCached(sc, robust, ys)
+	} else {
+		lay.sumSteps(st, ids, skip, robust, ys, sc)
+	}
+	m := len(lay.free)
+	sc.a = grow(sc.a, m*m)
+	sc.b = grow(sc.b, m)
+	sc.rows = grow(sc.rows, m)
+	for a, ja := range lay.free {
+		row := sc.a[a*m:][:m]
+		for c, jc := range lay.free {
+			row[c] = acc[ja*accStride+jc]
+		}
+		sc.rows[a] = row
+		sc.b[a] = accB[ja]
+	}
+	return sc.rows, sc.b
+}
+
+// sumSteps adds the steps' terms of the normal equations to sc.acc and
+// sc.accB, reading each step's changes from the step set.
+func (lay *fitLayout) sumSteps(st *stepSet, ids []int32, skip int, robust, ys []float64, sc *fitScratch) {
+	acc, accB := &sc.acc, &sc.accB
 	var fj [accStride]uint8
 	var fx [accStride]float64
 	k := -1
@@ -349,31 +386,77 @@ func (lay *fitLayout) normalEquations(st *stepSet, ids []int32, skip int, robust
 				n++
 			}
 		}
-		y := ys[k]
-		js, xs := fj[:n], fx[:n]
-		for a, ja := range js {
-			// w * xa * x is (w * xa) * x
-			wxa := w * xs[a]
-			row := (*[accStride]float64)(acc[int(ja&(accStride-1))*accStride:])
-			for c, jc := range js {
-				row[jc&(accStride-1)] += wxa * xs[c]
+		addTerms(acc, accB, fj[:n], fx[:n], w, ys[k])
+	}
+}
+
+// sumCached is sumSteps reading the changes cacheChanges kept.
+func sumCached(sc *fitScratch, robust, ys []float64) {
+	acc, accB := &sc.acc, &sc.accB
+	o := 0
+	for k, c := range sc.cnt {
+		if c == 0 {
+			continue
+		}
+		w := robust[k] / sc.den[k]
+		addTerms(acc, accB, sc.cj[o:o+int(c)], sc.cx[o:o+int(c)], w, ys[k])
+		o += int(c)
+	}
+}
+
+// addTerms adds one step's terms: the changed fitted quantities js
+// (features, in order) with their changes xs, weight w and target y.
+func addTerms(acc *[accStride * accStride]float64, accB *[accStride]float64, js []uint8, xs []float64, w, y float64) {
+	xs = xs[:len(js)]
+	for a, ja := range js {
+		// w * xa * x is (w * xa) * x
+		wxa := w * xs[a]
+		row := (*[accStride]float64)(acc[int(ja&(accStride-1))*accStride:])
+		for c, jc := range js {
+			row[jc&(accStride-1)] += wxa * xs[c]
+		}
+		accB[ja&(accStride-1)] += wxa * y
+	}
+}
+
+// cacheChanges keeps, for each of the n steps of the fit, what
+// normalEquations reads of it: the fitted quantities that changed (cnt of
+// them, in cj) and their changes (cx), and 200 + |Δreal| (den); when they
+// exceed maxCached, it keeps nothing and the steps are read from st.
+func (lay *fitLayout) cacheChanges(st *stepSet, ids []int32, skip, n int, sc *fitScratch) {
+	sc.cached = false
+	total := 0
+	for _, i := range ids {
+		if int(st.fold[i]) != skip {
+			total += bits.OnesCount16(st.nz[i] & lay.freeMask)
+		}
+	}
+	if n > maxCached || total > maxCached {
+		return
+	}
+	sc.cnt, sc.den = grow(sc.cnt, n), grow(sc.den, n)
+	sc.cj, sc.cx = grow(sc.cj, total)[:0], grow(sc.cx, total)[:0]
+	var xs features
+	k := -1
+	for _, i := range ids {
+		if int(st.fold[i]) == skip {
+			continue
+		}
+		k++
+		dreal, nz := st.changes(i, &xs)
+		sc.den[k] = 200 + math.Abs(dreal)
+		c, q := 0, 0
+		for m := nz; m != 0; m &= m - 1 {
+			if j := bits.TrailingZeros16(m); lay.freeMask&(1<<j) != 0 {
+				sc.cj = append(sc.cj, uint8(j))
+				sc.cx = append(sc.cx, xs[q])
+				c++
 			}
-			accB[ja&(accStride-1)] += wxa * y
+			q++
 		}
+		sc.cnt[k] = uint8(c)
 	}
-	m := len(lay.free)
-	sc.a = grow(sc.a, m*m)
-	sc.b = grow(sc.b, m)
-	sc.rows = grow(sc.rows, m)
-	for a, ja := range lay.free {
-		row := sc.a[a*m:][:m]
-		for c, jc := range lay.free {
-			row[c] = acc[ja*accStride+jc]
-		}
-		sc.rows[a] = row
-		sc.b[a] = accB[ja]
-	}
-	return sc.rows, sc.b
+	sc.cached = true
 }
 
 // reweight sets robust to the Huber weights of the steps' relative

@@ -77,11 +77,12 @@ func reweightRef(lay *fitLayout, st *stepSet, ids []int32, skip int, prior featu
 	return changed
 }
 
-// TestNormalEquationsMatchDense: the normal equations and the Huber
-// weights of a fit are, bit for bit, those of the straightforward dense
-// sums, for every fold left out and for none, with robust weights other
-// than 1, over steps in several chunks with fractions and values beyond
-// int32 (wide steps), and with factors that are not finite.
+// TestNormalEquationsMatchDense: the normal equations (read from the step
+// set, and from the changes cacheChanges kept) and the Huber weights of a
+// fit are, bit for bit, those of the straightforward dense sums, for every
+// fold left out and for none, with robust weights other than 1, over steps
+// in several chunks with fractions and values beyond int32 (wide steps),
+// and with factors that are not finite.
 func TestNormalEquationsMatchDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 3))
 	samples := make([]Sample, 400)
@@ -130,16 +131,30 @@ func TestNormalEquationsMatchDense(t *testing.T) {
 			}
 			ys := make([]float64, n)
 			fixedTargets(st, ids, skip, &lay, &prior, ys)
-			A, b := lay.normalEquations(st, ids, skip, robust, ys, sc)
 			wantA, wantB := normalEquationsRef(&lay, st, ids, skip, robust, ys)
-			for a := range wantA {
-				for c := range wantA[a] {
-					if math.Float64bits(A[a][c]) != math.Float64bits(wantA[a][c]) {
-						t.Fatalf("support %d skip %d: A[%d][%d] = %v, want %v", minSupport, skip, a, c, A[a][c], wantA[a][c])
-					}
+			var A [][]float64
+			var b []float64
+			for _, cache := range []bool{false, true} {
+				saved := maxCached
+				maxCached = 0 // too many to keep
+				if cache {
+					maxCached = math.MaxInt
 				}
-				if math.Float64bits(b[a]) != math.Float64bits(wantB[a]) {
-					t.Fatalf("support %d skip %d: b[%d] = %v, want %v", minSupport, skip, a, b[a], wantB[a])
+				lay.cacheChanges(st, ids, skip, n, sc)
+				maxCached = saved
+				if sc.cached != cache {
+					t.Fatalf("support %d skip %d: cached %v, want %v", minSupport, skip, sc.cached, cache)
+				}
+				A, b = lay.normalEquations(st, ids, skip, robust, ys, sc)
+				for a := range wantA {
+					for c := range wantA[a] {
+						if math.Float64bits(A[a][c]) != math.Float64bits(wantA[a][c]) {
+							t.Fatalf("support %d skip %d cached %v: A[%d][%d] = %v, want %v", minSupport, skip, cache, a, c, A[a][c], wantA[a][c])
+						}
+					}
+					if math.Float64bits(b[a]) != math.Float64bits(wantB[a]) {
+						t.Fatalf("support %d skip %d cached %v: b[%d] = %v, want %v", minSupport, skip, cache, a, b[a], wantB[a])
+					}
 				}
 			}
 			next := nnls(A, b)
