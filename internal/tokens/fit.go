@@ -198,9 +198,11 @@ type fitScratch struct {
 }
 
 // maxCached bounds the steps and the changes cacheChanges keeps (about
-// 4.6 MB per fitting goroutine at most); a fit of more steps reads them
-// from the step set at every iteration.
-var maxCached = 1 << 18
+// 1.2 MB per fitting goroutine at most, beside the 16 bytes a step robust
+// and ys take); a fit of more steps reads them from the step set at every
+// iteration. The real sessions' fits have about 5,000 steps and 30,000
+// changes.
+var maxCached = 1 << 16
 
 // accStride is the row length of fitScratch.acc: a power of two not
 // below nFeatures, so that masking an index keeps it in range.
