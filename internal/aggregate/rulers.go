@@ -345,9 +345,30 @@ func (s *Rulers) finish() {
 	}
 	s.finished = true
 	defer s.samples.Close()
+	// The calibration refit reads only the samples' log, the selection only
+	// the errors' log: the refit runs beside the selection.
+	// A panic of the refit is raised again here, as an internal error.
+	var cal *CalibrationFigures
+	var calErr error
+	var panicked any
+	refitted := make(chan struct{})
+	go func() {
+		defer close(refitted)
+		defer func() { panicked = recover() }()
+		cal, calErr = s.crossValidate()
+	}()
+	defer func() { <-refitted }()
+	join := func() (*CalibrationFigures, error) {
+		<-refitted
+		if panicked != nil {
+			panic(panicked)
+		}
+		return cal, calErr
+	}
 	stats, err := s.streamStats()
 	s.log.Close()
 	if err != nil {
+		join()
 		s.err = err
 		return
 	}
@@ -380,7 +401,7 @@ func (s *Rulers) finish() {
 		return out
 	}
 	s.ByTokenizer, s.ByFamily, s.ByContent = breakdown(byTokenizer), breakdown(byFamily), breakdown(byContent)
-	s.Calibration, s.err = s.crossValidate()
+	s.Calibration, s.err = join()
 }
 
 // streamStats selects the median and p95 of every stream's |err| from the

@@ -182,7 +182,31 @@ func (o FitOptions) withDefaults() FitOptions {
 // next (one per goroutine).
 type fitScratch struct {
 	robust, ys []float64
+	// acc and accB are normalEquations' sums by feature; a, b and rows
+	// the normal equations it returns.
+	acc  [accStride * accStride]float64
+	accB [accStride]float64
+	a, b []float64
+	rows [][]float64
+	// cached says that cnt, cj, cx and den hold the fit's steps as
+	// normalEquations reads them (cacheChanges).
+	cached bool
+	cnt    []uint8
+	cj     []uint8
+	cx     []float64
+	den    []float64
 }
+
+// maxCached bounds the steps and the changes cacheChanges keeps (about
+// 1.2 MB per fitting goroutine at most, beside the 16 bytes a step robust
+// and ys take); a fit of more steps reads them from the step set at every
+// iteration. The real sessions' fits have about 5,000 steps and 30,000
+// changes.
+var maxCached = 1 << 16
+
+// accStride is the row length of fitScratch.acc: a power of two not
+// below nFeatures, so that masking an index keeps it in range.
+const accStride = 16
 
 // noFold is the skip of fitSteps that skips no step (folds are not
 // negative).
@@ -212,9 +236,10 @@ func fitSteps(st *stepSet, ids []int32, skip int, opt FitOptions, sc *fitScratch
 	sc.ys = grow(sc.ys, n)
 	ys := sc.ys
 	fixedTargets(st, ids, skip, &lay, &prior, ys)
+	lay.cacheChanges(st, ids, skip, n, sc)
 	var sol []float64
 	for iter := 0; iter < 20; iter++ {
-		A, b := lay.normalEquations(st, ids, skip, robust, ys)
+		A, b := lay.normalEquations(st, ids, skip, robust, ys, sc)
 		next := nnls(A, b)
 		changed := lay.reweight(st, ids, skip, prior, next, robust)
 		sol = next
@@ -294,16 +319,126 @@ func fixedTargets(st *stepSet, ids []int32, skip int, lay *fitLayout, prior *fea
 // normalEquations sums the weighted normal equations of the fitted
 // features over the steps, each step adding only the pairs of fitted
 // quantities that changed (most steps change few of them), in feature
-// order.
-func (lay *fitLayout) normalEquations(st *stepSet, ids []int32, skip int, robust, ys []float64) ([][]float64, []float64) {
-	m := len(lay.free)
-	A := make([][]float64, m)
-	for a := range A {
-		A[a] = make([]float64, m)
+// order. The sums are kept by feature (sc.acc, sc.accB: the fitted
+// block of an nFeatures² matrix) and read into A and b at the end, so a
+// step's changes are read where they are kept, with no copy per step; each
+// entry gets the same terms in the same order as summing straight into
+// A[pos[a]][pos[c]] (normalEquationsRef in the tests).
+func (lay *fitLayout) normalEquations(st *stepSet, ids []int32, skip int, robust, ys []float64, sc *fitScratch) ([][]float64, []float64) {
+	acc, accB := &sc.acc, &sc.accB
+	for _, a := range lay.free {
+		accB[a] = 0
+		for _, c := range lay.free {
+			acc[a*accStride+c] = 0
+		}
 	}
-	b := make([]float64, m)
-	var xs, fx features
-	var fp [nFeatures]int
+	if sc.cached {
+		sumCached(sc, robust, ys)
+	} else {
+		lay.sumSteps(st, ids, skip, robust, ys, sc)
+	}
+	m := len(lay.free)
+	sc.a = grow(sc.a, m*m)
+	sc.b = grow(sc.b, m)
+	sc.rows = grow(sc.rows, m)
+	for a, ja := range lay.free {
+		row := sc.a[a*m:][:m]
+		for c, jc := range lay.free {
+			row[c] = acc[ja*accStride+jc]
+		}
+		sc.rows[a] = row
+		sc.b[a] = accB[ja]
+	}
+	return sc.rows, sc.b
+}
+
+// sumSteps adds the steps' terms of the normal equations to sc.acc and
+// sc.accB, reading each step's changes from the step set.
+func (lay *fitLayout) sumSteps(st *stepSet, ids []int32, skip int, robust, ys []float64, sc *fitScratch) {
+	acc, accB := &sc.acc, &sc.accB
+	var fj [accStride]uint8
+	var fx [accStride]float64
+	k := -1
+	for _, i := range ids {
+		if int(st.fold[i]) == skip {
+			continue
+		}
+		k++
+		mk := st.nz[i]
+		nz := mk &^ wideBit
+		fm := nz & lay.freeMask
+		if fm == 0 {
+			continue
+		}
+		w := robust[k] / (200 + math.Abs(st.dreal[i]))
+		// the fitted quantities that changed, in feature order, and their
+		// changes (the q-th change of a step is that of nz's q-th bit)
+		n, at := 0, st.at[i]
+		if mk&wideBit != 0 {
+			for f := fm; f != 0; f &= f - 1 {
+				j := bits.TrailingZeros16(f)
+				fj[n&(accStride-1)], fx[n&(accStride-1)] = uint8(j), st.wides[int(at)+bits.OnesCount16(nz&(1<<j-1))]
+				n++
+			}
+		} else {
+			vals := st.ints[at/stepChunk][at%stepChunk:]
+			for f := fm; f != 0; f &= f - 1 {
+				j := bits.TrailingZeros16(f)
+				fj[n&(accStride-1)], fx[n&(accStride-1)] = uint8(j), float64(vals[bits.OnesCount16(nz&(1<<j-1))])
+				n++
+			}
+		}
+		addTerms(acc, accB, fj[:n], fx[:n], w, ys[k])
+	}
+}
+
+// sumCached is sumSteps reading the changes cacheChanges kept.
+func sumCached(sc *fitScratch, robust, ys []float64) {
+	acc, accB := &sc.acc, &sc.accB
+	o := 0
+	for k, c := range sc.cnt {
+		if c == 0 {
+			continue
+		}
+		w := robust[k] / sc.den[k]
+		addTerms(acc, accB, sc.cj[o:o+int(c)], sc.cx[o:o+int(c)], w, ys[k])
+		o += int(c)
+	}
+}
+
+// addTerms adds one step's terms: the changed fitted quantities js
+// (features, in order) with their changes xs, weight w and target y.
+func addTerms(acc *[accStride * accStride]float64, accB *[accStride]float64, js []uint8, xs []float64, w, y float64) {
+	xs = xs[:len(js)]
+	for a, ja := range js {
+		// w * xa * x is (w * xa) * x
+		wxa := w * xs[a]
+		row := (*[accStride]float64)(acc[int(ja&(accStride-1))*accStride:])
+		for c, jc := range js {
+			row[jc&(accStride-1)] += wxa * xs[c]
+		}
+		accB[ja&(accStride-1)] += wxa * y
+	}
+}
+
+// cacheChanges keeps, for each of the n steps of the fit, what
+// normalEquations reads of it: the fitted quantities that changed (cnt of
+// them, in cj) and their changes (cx), and 200 + |Δreal| (den); when they
+// exceed maxCached, it keeps nothing and the steps are read from st.
+func (lay *fitLayout) cacheChanges(st *stepSet, ids []int32, skip, n int, sc *fitScratch) {
+	sc.cached = false
+	total := 0
+	for _, i := range ids {
+		if int(st.fold[i]) != skip {
+			total += bits.OnesCount16(st.nz[i] & lay.freeMask)
+		}
+	}
+	if n > maxCached || total > maxCached {
+		return
+	}
+	sc.cnt, sc.den = grow(sc.cnt, n), grow(sc.den, n)
+	sc.cj, sc.cx = grow(sc.cj, total)[:0], grow(sc.cx, total)[:0]
+	var xs features
 	k := -1
 	for _, i := range ids {
 		if int(st.fold[i]) == skip {
@@ -311,27 +446,19 @@ func (lay *fitLayout) normalEquations(st *stepSet, ids []int32, skip int, robust
 		}
 		k++
 		dreal, nz := st.changes(i, &xs)
-		w := robust[k] / (200 + math.Abs(dreal))
-		// the fitted quantities that changed, in feature order
-		n, q := 0, 0
+		sc.den[k] = 200 + math.Abs(dreal)
+		c, q := 0, 0
 		for m := nz; m != 0; m &= m - 1 {
-			j := bits.TrailingZeros16(m)
-			if lay.freeMask&(1<<j) != 0 {
-				fp[n], fx[n] = lay.pos[j], xs[q]
-				n++
+			if j := bits.TrailingZeros16(m); lay.freeMask&(1<<j) != 0 {
+				sc.cj = append(sc.cj, uint8(j))
+				sc.cx = append(sc.cx, xs[q])
+				c++
 			}
 			q++
 		}
-		for a := 0; a < n; a++ {
-			xa := fx[a]
-			row := A[fp[a]]
-			for c := 0; c < n; c++ {
-				row[fp[c]] += w * xa * fx[c]
-			}
-			b[fp[a]] += w * xa * ys[k]
-		}
+		sc.cnt[k] = uint8(c)
 	}
-	return A, b
+	sc.cached = true
 }
 
 // reweight sets robust to the Huber weights of the steps' relative
@@ -351,25 +478,32 @@ func (lay *fitLayout) reweight(st *stepSet, ids []int32, skip int, prior feature
 		}
 	}
 	changed := false
-	var x, xs features
+	var x features
 	k := -1
 	for _, i := range ids {
 		if int(st.fold[i]) == skip {
 			continue
 		}
 		k++
-		var dreal float64
+		dreal := st.dreal[i]
 		pred := 0.0
-		if finite {
-			var nz uint16
-			dreal, nz = st.changes(i, &xs)
+		if mk := st.nz[i]; finite && mk&wideBit == 0 {
+			at := st.at[i]
+			vals := st.ints[at/stepChunk][at%stepChunk:]
 			c := 0
-			for mj := nz; mj != 0; mj &= mj - 1 {
-				pred += fv[bits.TrailingZeros16(mj)] * xs[c]
+			for mj := mk; mj != 0; mj &= mj - 1 {
+				pred += fv[bits.TrailingZeros16(mj)] * float64(vals[c])
+				c++
+			}
+		} else if finite {
+			vals := st.wides[st.at[i]:]
+			c := 0
+			for mj := mk &^ wideBit; mj != 0; mj &= mj - 1 {
+				pred += fv[bits.TrailingZeros16(mj)] * vals[c]
 				c++
 			}
 		} else {
-			dreal, _ = st.load(i, &x)
+			st.load(i, &x)
 			for j := 0; j < nFeatures; j++ {
 				pred += fv[j] * x[j]
 			}
@@ -664,15 +798,19 @@ func (c *FoldFit) Errors(i int, s *Sample) (in, heldOut []float64) {
 // foldSets fits a factor set without each fold of ids (nil where the fold
 // leaves nothing to fit on), GOMAXPROCS fits at once, first calls first
 // (given a worker's scratch) as one more: the results do not depend on
-// which worker runs what.
+// which worker runs what. A worker's panic is raised again on the
+// caller's goroutine once every worker has stopped.
 func foldSets(st *stepSet, all map[string][]int32, gens []string, opt FitOptions, models *Models, ids []int, first func(*fitScratch)) []*FactorSet {
 	sets := make([]*FactorSet, len(ids))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(ids)+1) {
+	workers := min(runtime.GOMAXPROCS(0), len(ids)+1)
+	panics := make([]any, workers)
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { panics[w] = recover() }()
 			sc := &fitScratch{}
 			for {
 				x := int(next.Add(1) - 2)
@@ -690,6 +828,11 @@ func foldSets(st *stepSet, all map[string][]int32, gens []string, opt FitOptions
 		}()
 	}
 	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p) // on the caller's goroutine, where a panic is an internal error
+		}
+	}
 	return sets
 }
 
