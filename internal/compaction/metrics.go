@@ -163,25 +163,54 @@ type toolPartner struct {
 // order: a result pairs with the most recent unanswered call of its id (some
 // recordings reuse ids: a SWE-agent demonstration repeats one call id).
 func toolPartners(msgs []transcript.Message) [][]toolPartner {
-	out := make([][]toolPartner, len(msgs))
-	type ref struct{ msg, k int }
-	open := map[string][]ref{}
+	// Every message's list is cut from one array. open maps a tool id to
+	// its most recent unanswered call (an index into flat); below links
+	// each call to the unanswered call of the same id before it, so that
+	// reused ids pair last in, first out.
+	n := 0
 	for i := range msgs {
-		for _, b := range msgs[i].Blocks {
+		for j := range msgs[i].Blocks {
+			if k := msgs[i].Blocks[j].Kind; k == transcript.BlockToolUse || k == transcript.BlockToolResult {
+				n++
+			}
+		}
+	}
+	out := make([][]toolPartner, len(msgs))
+	if n == 0 {
+		return out
+	}
+	flat := make([]toolPartner, 0, n)
+	msgOf, below := make([]int32, n), make([]int32, n)
+	open := make(map[string]int32, n/2+1)
+	for i := range msgs {
+		first := len(flat)
+		for j := range msgs[i].Blocks {
+			b := &msgs[i].Blocks[j]
 			switch b.Kind {
 			case transcript.BlockToolUse:
-				open[b.ToolID] = append(open[b.ToolID], ref{i, len(out[i])})
-				out[i] = append(out[i], toolPartner{id: b.ToolID, partner: -1})
+				k := int32(len(flat))
+				msgOf[k], below[k] = int32(i), -1
+				if top, ok := open[b.ToolID]; ok {
+					below[k] = top
+				}
+				open[b.ToolID] = k
+				flat = append(flat, toolPartner{id: b.ToolID, partner: -1})
 			case transcript.BlockToolResult:
 				tp := toolPartner{id: b.ToolID, result: true, partner: -1}
-				if calls := open[b.ToolID]; len(calls) > 0 {
-					c := calls[len(calls)-1]
-					open[b.ToolID] = calls[:len(calls)-1]
-					tp.partner = c.msg
-					out[c.msg][c.k].partner = i
+				if c, ok := open[b.ToolID]; ok {
+					if below[c] >= 0 {
+						open[b.ToolID] = below[c]
+					} else {
+						delete(open, b.ToolID)
+					}
+					tp.partner = int(msgOf[c])
+					flat[c].partner = i
 				}
-				out[i] = append(out[i], tp)
+				flat = append(flat, tp)
 			}
+		}
+		if first < len(flat) {
+			out[i] = flat[first:len(flat):len(flat)]
 		}
 	}
 	return out
