@@ -220,7 +220,8 @@ func toolPartners(msgs []transcript.Message) [][]toolPartner {
 // message's tool blocks, in order: masking and clearing keep them.
 func sameTools(it *Item, want []toolPartner) bool {
 	k := 0
-	for _, b := range it.Msg.Blocks {
+	for i := range it.Msg.Blocks {
+		b := &it.Msg.Blocks[i]
 		if b.Kind != transcript.BlockToolUse && b.Kind != transcript.BlockToolResult {
 			continue
 		}
@@ -291,8 +292,8 @@ func b2u8(b bool) uint8 {
 }
 
 func hasTools(m *transcript.Message) bool {
-	for _, b := range m.Blocks {
-		if b.Kind == transcript.BlockToolUse || b.Kind == transcript.BlockToolResult {
+	for i := range m.Blocks {
+		if b := &m.Blocks[i]; b.Kind == transcript.BlockToolUse || b.Kind == transcript.BlockToolResult {
 			return true
 		}
 	}
@@ -303,8 +304,8 @@ func hasTools(m *transcript.Message) bool {
 func (sc *measureScratch) pairsByID(items []Item, lost map[string]bool) (orphans, dangling int) {
 	clear(sc.open)
 	for i := range items {
-		for _, b := range items[i].Msg.Blocks {
-			switch b.Kind {
+		for j := range items[i].Msg.Blocks {
+			switch b := &items[i].Msg.Blocks[j]; b.Kind {
 			case transcript.BlockToolUse:
 				sc.open[b.ToolID] = true
 			case transcript.BlockToolResult:
@@ -487,8 +488,8 @@ func (m *measurement) dropFactsOf(it *Item) {
 		for _, id := range ix.perMsg[it.Orig] {
 			m.sc.drop(id)
 		}
-		for _, b := range it.Msg.Blocks {
-			if b.Kind == transcript.BlockToolUse && b.Path != "" && b.ToolKind() == transcript.ToolModify {
+		for i := range it.Msg.Blocks {
+			if b := &it.Msg.Blocks[i]; b.Kind == transcript.BlockToolUse && b.Path != "" && b.ToolKind() == transcript.ToolModify {
 				m.sc.changedFile(ix.intern(Fact{FactPath, b.Path}))
 			}
 		}
@@ -779,8 +780,9 @@ func textLen(m *transcript.Message) int {
 // writeText appends a message's visible text to b, without the
 // placeholders strategies put in place of outputs (they hold no facts).
 func writeText(b *strings.Builder, m *transcript.Message) {
-	for _, bl := range m.Blocks {
-		if bl.Kind == transcript.BlockToolResult && isPlaceholder(&bl) {
+	for i := range m.Blocks {
+		bl := &m.Blocks[i]
+		if bl.Kind == transcript.BlockToolResult && isPlaceholder(bl) {
 			continue
 		}
 		switch bl.Kind {

@@ -40,7 +40,9 @@ func refToolPartners(msgs []transcript.Message) [][]toolPartner {
 // transcript of the real corpus when it is present.
 func TestToolPartnersMatchesReference(t *testing.T) {
 	use := func(id string) transcript.Block { return transcript.Block{Kind: transcript.BlockToolUse, ToolID: id} }
-	res := func(id string) transcript.Block { return transcript.Block{Kind: transcript.BlockToolResult, ToolID: id} }
+	res := func(id string) transcript.Block {
+		return transcript.Block{Kind: transcript.BlockToolResult, ToolID: id}
+	}
 	text := transcript.Block{Kind: transcript.BlockText, Text: "x"}
 	cases := [][][]transcript.Block{
 		nil,
