@@ -645,15 +645,25 @@ func (m *measurement) needRecall(ev *Event) {
 		}
 		kept[k] += held
 	}
-	var detail []string
+	// The detail is written into a buffer on the stack: one string made
+	// per event, where joining parts made one per kind and the join.
+	var buf [128]byte
+	detail := buf[:0]
 	for k := FactKind(0); k < numFactKinds; k++ {
 		ev.NeedFacts += need[k]
 		ev.NeedKept += kept[k]
 		if need[k] > 0 {
-			detail = append(detail, k.String()+"="+strconv.Itoa(kept[k])+"/"+strconv.Itoa(need[k]))
+			if len(detail) > 0 {
+				detail = append(detail, ';')
+			}
+			detail = append(detail, k.String()...)
+			detail = append(detail, '=')
+			detail = strconv.AppendInt(detail, int64(kept[k]), 10)
+			detail = append(detail, '/')
+			detail = strconv.AppendInt(detail, int64(need[k]), 10)
 		}
 	}
-	ev.NeedDetail = strings.Join(detail, ";")
+	ev.NeedDetail = string(detail)
 	ev.ErrorRecall = ratio(errKept, errTotal)
 }
 
