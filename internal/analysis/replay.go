@@ -3,6 +3,7 @@ package analysis
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/compactbench/compactbench/internal/anchors"
 	"github.com/compactbench/compactbench/internal/compaction"
@@ -146,7 +147,16 @@ func replayRows(t *transcript.Transcript, turns []transcript.Turn, evals []*anch
 	var events []EventRow
 	var summaries []SummaryRow
 	series := newSeries(t, sh)
-	var evs []compaction.Event // each replay's events become rows before the next replay reuses the list
+	// Each replay's events become rows before the next replay reuses the
+	// list, and the next transcript a worker replays takes it over.
+	lent := eventLists.Get().(*[]compaction.Event)
+	evs := *lent
+	defer func() {
+		evs = evs[:cap(evs)]
+		clear(evs) // no strings of this transcript stay reachable from the pool
+		*lent = evs[:0]
+		eventLists.Put(lent)
+	}()
 	for _, st := range cfg.strategies() {
 		if cfg.cancelled() {
 			break
@@ -166,6 +176,9 @@ func replayRows(t *transcript.Transcript, turns []transcript.Turn, evals []*anch
 	}
 	return runs, events, summaries, series
 }
+
+// eventLists holds event lists between transcripts' replays.
+var eventLists = sync.Pool{New: func() any { return new([]compaction.Event) }}
 
 // runRow is the runs row of one strategy's replay of t.
 func runRow(t *transcript.Transcript, st *Strategy, mode compaction.Mode, run, base *compaction.Run) RunRow {

@@ -163,25 +163,54 @@ type toolPartner struct {
 // order: a result pairs with the most recent unanswered call of its id (some
 // recordings reuse ids: a SWE-agent demonstration repeats one call id).
 func toolPartners(msgs []transcript.Message) [][]toolPartner {
-	out := make([][]toolPartner, len(msgs))
-	type ref struct{ msg, k int }
-	open := map[string][]ref{}
+	// Every message's list is cut from one array. open maps a tool id to
+	// its most recent unanswered call (an index into flat); below links
+	// each call to the unanswered call of the same id before it, so that
+	// reused ids pair last in, first out.
+	n := 0
 	for i := range msgs {
-		for _, b := range msgs[i].Blocks {
+		for j := range msgs[i].Blocks {
+			if k := msgs[i].Blocks[j].Kind; k == transcript.BlockToolUse || k == transcript.BlockToolResult {
+				n++
+			}
+		}
+	}
+	out := make([][]toolPartner, len(msgs))
+	if n == 0 {
+		return out
+	}
+	flat := make([]toolPartner, 0, n)
+	msgOf, below := make([]int32, n), make([]int32, n)
+	open := make(map[string]int32, n/2+1)
+	for i := range msgs {
+		first := len(flat)
+		for j := range msgs[i].Blocks {
+			b := &msgs[i].Blocks[j]
 			switch b.Kind {
 			case transcript.BlockToolUse:
-				open[b.ToolID] = append(open[b.ToolID], ref{i, len(out[i])})
-				out[i] = append(out[i], toolPartner{id: b.ToolID, partner: -1})
+				k := int32(len(flat))
+				msgOf[k], below[k] = int32(i), -1
+				if top, ok := open[b.ToolID]; ok {
+					below[k] = top
+				}
+				open[b.ToolID] = k
+				flat = append(flat, toolPartner{id: b.ToolID, partner: -1})
 			case transcript.BlockToolResult:
 				tp := toolPartner{id: b.ToolID, result: true, partner: -1}
-				if calls := open[b.ToolID]; len(calls) > 0 {
-					c := calls[len(calls)-1]
-					open[b.ToolID] = calls[:len(calls)-1]
-					tp.partner = c.msg
-					out[c.msg][c.k].partner = i
+				if c, ok := open[b.ToolID]; ok {
+					if below[c] >= 0 {
+						open[b.ToolID] = below[c]
+					} else {
+						delete(open, b.ToolID)
+					}
+					tp.partner = int(msgOf[c])
+					flat[c].partner = i
 				}
-				out[i] = append(out[i], tp)
+				flat = append(flat, tp)
 			}
+		}
+		if first < len(flat) {
+			out[i] = flat[first:len(flat):len(flat)]
 		}
 	}
 	return out
@@ -191,7 +220,8 @@ func toolPartners(msgs []transcript.Message) [][]toolPartner {
 // message's tool blocks, in order: masking and clearing keep them.
 func sameTools(it *Item, want []toolPartner) bool {
 	k := 0
-	for _, b := range it.Msg.Blocks {
+	for i := range it.Msg.Blocks {
+		b := &it.Msg.Blocks[i]
 		if b.Kind != transcript.BlockToolUse && b.Kind != transcript.BlockToolResult {
 			continue
 		}
@@ -262,8 +292,8 @@ func b2u8(b bool) uint8 {
 }
 
 func hasTools(m *transcript.Message) bool {
-	for _, b := range m.Blocks {
-		if b.Kind == transcript.BlockToolUse || b.Kind == transcript.BlockToolResult {
+	for i := range m.Blocks {
+		if b := &m.Blocks[i]; b.Kind == transcript.BlockToolUse || b.Kind == transcript.BlockToolResult {
 			return true
 		}
 	}
@@ -274,8 +304,8 @@ func hasTools(m *transcript.Message) bool {
 func (sc *measureScratch) pairsByID(items []Item, lost map[string]bool) (orphans, dangling int) {
 	clear(sc.open)
 	for i := range items {
-		for _, b := range items[i].Msg.Blocks {
-			switch b.Kind {
+		for j := range items[i].Msg.Blocks {
+			switch b := &items[i].Msg.Blocks[j]; b.Kind {
 			case transcript.BlockToolUse:
 				sc.open[b.ToolID] = true
 			case transcript.BlockToolResult:
@@ -458,8 +488,8 @@ func (m *measurement) dropFactsOf(it *Item) {
 		for _, id := range ix.perMsg[it.Orig] {
 			m.sc.drop(id)
 		}
-		for _, b := range it.Msg.Blocks {
-			if b.Kind == transcript.BlockToolUse && b.Path != "" && b.ToolKind() == transcript.ToolModify {
+		for i := range it.Msg.Blocks {
+			if b := &it.Msg.Blocks[i]; b.Kind == transcript.BlockToolUse && b.Path != "" && b.ToolKind() == transcript.ToolModify {
 				m.sc.changedFile(ix.intern(Fact{FactPath, b.Path}))
 			}
 		}
@@ -615,15 +645,25 @@ func (m *measurement) needRecall(ev *Event) {
 		}
 		kept[k] += held
 	}
-	var detail []string
+	// The detail is written into a buffer on the stack: one string made
+	// per event, where joining parts made one per kind and the join.
+	var buf [128]byte
+	detail := buf[:0]
 	for k := FactKind(0); k < numFactKinds; k++ {
 		ev.NeedFacts += need[k]
 		ev.NeedKept += kept[k]
 		if need[k] > 0 {
-			detail = append(detail, k.String()+"="+strconv.Itoa(kept[k])+"/"+strconv.Itoa(need[k]))
+			if len(detail) > 0 {
+				detail = append(detail, ';')
+			}
+			detail = append(detail, k.String()...)
+			detail = append(detail, '=')
+			detail = strconv.AppendInt(detail, int64(kept[k]), 10)
+			detail = append(detail, '/')
+			detail = strconv.AppendInt(detail, int64(need[k]), 10)
 		}
 	}
-	ev.NeedDetail = strings.Join(detail, ";")
+	ev.NeedDetail = string(detail)
 	ev.ErrorRecall = ratio(errKept, errTotal)
 }
 
@@ -750,8 +790,9 @@ func textLen(m *transcript.Message) int {
 // writeText appends a message's visible text to b, without the
 // placeholders strategies put in place of outputs (they hold no facts).
 func writeText(b *strings.Builder, m *transcript.Message) {
-	for _, bl := range m.Blocks {
-		if bl.Kind == transcript.BlockToolResult && isPlaceholder(&bl) {
+	for i := range m.Blocks {
+		bl := &m.Blocks[i]
+		if bl.Kind == transcript.BlockToolResult && isPlaceholder(bl) {
 			continue
 		}
 		switch bl.Kind {

@@ -17,7 +17,19 @@ func init() {
 	})
 }
 
-type truncate struct{ p TruncateParams }
+type truncate struct {
+	p TruncateParams
+	// plain says that, for the Sim sim at compaction round round, no item
+	// of the context from 1 to plain-1 opens a turn. Between compactions
+	// the context only grows, so a session's one long turn, which Compact
+	// cannot cut (it keeps the last turn) while it fires before every call,
+	// is searched for its end once, not at every call.
+	sim          *Sim
+	round, plain int
+}
+
+// plainTruncate turns truncate's remembered search off (tests compare).
+var plainTruncate bool
 
 func (t *truncate) Trigger(s *Sim) (bool, int) {
 	return float64(s.Prompt()) > t.p.TriggerFraction*float64(s.Window), s.Prompt()
@@ -33,8 +45,14 @@ func (t *truncate) Compact(s *Sim) Outcome {
 	for cut < len(s.Ctx) && size > target {
 		// the end of the turn that starts at cut
 		end := cut + 1
+		if cut == 0 && t.sim == s && t.round == s.Round && !plainTruncate {
+			end = max(end, t.plain)
+		}
 		for end < len(s.Ctx) && !startsTurn(s, end) {
 			end++
+		}
+		if cut == 0 {
+			t.sim, t.round, t.plain = s, s.Round, end
 		}
 		if end >= len(s.Ctx) {
 			break // never drop the last turn

@@ -150,8 +150,8 @@ func (w *window) format(items []Item) string {
 
 func (w *window) content(m *transcript.Message) string {
 	var parts []string
-	for _, bl := range m.Blocks {
-		switch bl.Kind {
+	for i := range m.Blocks {
+		switch bl := &m.Blocks[i]; bl.Kind {
 		case transcript.BlockText:
 			parts = append(parts, bl.Text)
 		case transcript.BlockToolUse:
@@ -306,7 +306,8 @@ func writeErrors(b *strings.Builder, sp *span, prev map[string]string) {
 func fileDescription(items []Item, path string) string {
 	after := false
 	for i := range items {
-		for _, bl := range items[i].Msg.Blocks {
+		for j := range items[i].Msg.Blocks {
+			bl := &items[i].Msg.Blocks[j]
 			if bl.Kind == transcript.BlockToolUse && bl.Path == path {
 				after = true
 			}
