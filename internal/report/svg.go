@@ -20,9 +20,14 @@ type svgDoc struct {
 	w, h float64
 }
 
-func newSVG(w, h float64, label string) *svgDoc {
+func newSVG(w, h float64, label string) *svgDoc { return svgAfter(nil, w, h, label) }
+
+// svgAfter starts an <svg> after the bytes of b (which then belong to the
+// document): its caller appends the closing tag to the document's b
+// itself, and never calls String.
+func svgAfter(b []byte, w, h float64, label string) *svgDoc {
 	s := &svgDoc{w: w, h: h}
-	b := append(s.b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 `...)
+	b = append(b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 `...)
 	b = appendN1(b, w)
 	b = append(b, ' ')
 	b = appendN1(b, h)
@@ -283,6 +288,24 @@ func compact(v float64) string {
 }
 
 func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
+
+// appendCompact appends compact(v).
+func appendCompact(b []byte, v float64) []byte {
+	unit := byte(0)
+	switch a := math.Abs(v); {
+	case a >= 1e6:
+		v, unit = v/1e6, 'M'
+	case a >= 1e3:
+		v, unit = v/1e3, 'k'
+	default:
+		return strconv.AppendFloat(b, v, 'f', 0, 64)
+	}
+	b = strconv.AppendFloat(b, v, 'f', 1, 64)
+	if n := len(b); b[n-2] == '.' && b[n-1] == '0' {
+		b = b[:n-2]
+	}
+	return append(b, unit)
+}
 
 // palette colours series; strategies and rulers keep their index's colour
 // whichever of them a run has.

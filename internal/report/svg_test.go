@@ -91,3 +91,16 @@ func TestSVGElements(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestAppendCompact(t *testing.T) {
+	vs := append(n1Cases(), 950, 999.5, 999.49, 1000, 12000, 60000, 999_950, 999_949, 1e6, 1_540_000, 1_950_000, -1_050_000, -0.4)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 100000 {
+		vs = append(vs, float64(rng.IntN(5_000_000)), rng.Float64()*1e7, -rng.Float64()*1e4)
+	}
+	for _, v := range vs {
+		if got, want := string(appendCompact([]byte("x"), v)), "x"+compact(v); got != want {
+			t.Fatalf("appendCompact(%v) = %q, compact gives %q", v, got, want)
+		}
+	}
+}

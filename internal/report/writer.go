@@ -295,9 +295,9 @@ func closeSinks(sinks []sink) error {
 func (w *Writer) writeSummary() error {
 	// report.html's context chart reads only the report data: it is drawn
 	// while the summary is finished (which fits the calibration).
-	var chart chan string
+	var chart chan []byte
 	if w.formats.HTML {
-		chart = make(chan string, 1)
+		chart = make(chan []byte, 1)
 		go func() { chart <- contextChartHTML(w.data) }()
 	}
 	w.sum.Finish()
