@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -130,17 +131,41 @@ func fieldNeedsQuotes(s string) bool {
 	if s == "" {
 		return false
 	}
-	if s == `\.` {
+	if s == `\.` || hasSpecial(s) {
 		return true
-	}
-	for i := 0; i < len(s); i++ {
-		if csvSpecial[s[i]] {
-			return true
-		}
 	}
 	if c := s[0]; c < utf8.RuneSelf {
 		return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 	}
 	r, _ := utf8.DecodeRuneInString(s)
 	return unicode.IsSpace(r)
+}
+
+// Bytes repeated in every byte of a word, for hasSpecial.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// hasSpecial reports whether s holds a byte of csvSpecial. It tests eight
+// bytes at a time: a word x has a zero byte exactly when
+// (x - ones) &^ x & highs is not zero, and x is the word XOR each special
+// byte repeated (the paths and ids of every row are long, most cells of a
+// table are such strings).
+func hasSpecial(s string) bool {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	for len(b) >= 8 {
+		v := binary.LittleEndian.Uint64(b)
+		x1, x2, x3, x4 := v^('\n'*ones), v^('\r'*ones), v^('"'*ones), v^(','*ones)
+		if ((x1-ones)&^x1|(x2-ones)&^x2|(x3-ones)&^x3|(x4-ones)&^x4)&highs != 0 {
+			return true
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if csvSpecial[c] {
+			return true
+		}
+	}
+	return false
 }

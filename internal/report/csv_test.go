@@ -322,3 +322,48 @@ func BenchmarkCSV(b *testing.B) {
 		}
 	})
 }
+
+// hasSpecialOracle is hasSpecial byte by byte.
+func hasSpecialOracle(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if csvSpecial[s[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// TestHasSpecial puts every byte value at every position of strings of 0
+// to 40 bytes (the word-at-a-time search's words and its tail), over
+// backgrounds near the special bytes, and compares with the byte loop.
+func TestHasSpecial(t *testing.T) {
+	for _, bg := range []byte{'a', 0, 0xff, '\n' + 1, '\r' - 1, '"' + 1, ',' - 1, 0x80, 0x8a} {
+		for n := 0; n <= 40; n++ {
+			base := bytes.Repeat([]byte{bg}, n)
+			if got, want := hasSpecial(string(base)), hasSpecialOracle(string(base)); got != want {
+				t.Fatalf("hasSpecial(%q) = %v, want %v", base, got, want)
+			}
+			for i := 0; i < n; i++ {
+				for c := 0; c < 256; c++ {
+					s := bytes.Clone(base)
+					s[i] = byte(c)
+					if got, want := hasSpecial(string(s)), hasSpecialOracle(string(s)); got != want {
+						t.Fatalf("hasSpecial(%q) = %v, want %v", s, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzHasSpecial(f *testing.F) {
+	for _, s := range csvHostile {
+		f.Add(s)
+	}
+	f.Add("/home/user/projects/some-repo/sessions/0123.jsonl")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := hasSpecial(s), hasSpecialOracle(s); got != want {
+			t.Fatalf("hasSpecial(%q) = %v, want %v", s, got, want)
+		}
+	})
+}
