@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,7 @@ func contextChartHTML(d *ReportData) []byte {
 // writeHTML is WriteHTML with the context chart rendered.
 func writeHTML(w io.Writer, s *Summary, d *ReportData, chart []byte) error {
 	b := &strings.Builder{}
+	b.Grow(len(chart) + 128<<10) // the rest of the page is smaller (some 60 kB on a real corpus)
 	b.WriteString(htmlHead)
 	b.WriteString("<header>\n<h1>compactbench report</h1>\n")
 	if v := s.Verdict; len(v.Ranked)+len(v.Others) > 0 {
@@ -480,6 +482,7 @@ func appendContextChart(out []byte, d *ReportData) []byte {
 			list = append(list, o)
 		}
 	}
+	out = slices.Grow(out, contextChartSize(list))
 	out = append(out, "<figure class=\"chart\" id=\"context\">\n"...)
 	if len(list) > 1 {
 		out = append(out, `<p class="pick"><label>Session: <select class="ctx-pick">`+"\n"...)
@@ -520,6 +523,22 @@ func appendContextChart(out []byte, d *ReportData) []byte {
 		"compactions (hover for the trigger reason and the tokens before and after); the grey band is what the recording "+
 		"really sent; the dashed red line is the window. Click a legend entry to hide or show its line.", title, how, len(list))
 	return append(out, "</figcaption>\n</figure>\n"...)
+}
+
+// contextChartSize is about the bytes of the context charts of list (a
+// little more, as a rule): the buffer is made once, not doubled along.
+func contextChartSize(list []*analysis.ContextSeries) int {
+	n := 4096
+	for _, cs := range list {
+		n += 6144 + len(cs.Real)*14 // axes, notes; the recorded line
+		for _, ss := range cs.Strategies {
+			n += len(ss.Prompt)*14 + len(ss.Compactions)*200
+			for _, r := range ss.Reasons {
+				n += len(r)
+			}
+		}
+	}
+	return n
 }
 
 // appendContextSVG appends the <svg> of one transcript's context series to
