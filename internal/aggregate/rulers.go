@@ -111,6 +111,12 @@ func newRulers(overhead string, models *tokens.Models) *Rulers {
 		s.groups[k].ids = map[string]int{}
 	}
 	s.sampleGens.ids = map[string]int{}
+	// The two logs' buffers are made at their full size once (with room
+	// for the record that fills them): grown by append they were made
+	// again at every doubling, some 4 MB of copies a run of the real
+	// corpus. Memory never touched costs nothing.
+	s.log.buf = make([]byte, 0, spillMem+64<<10)
+	s.samples.buf = make([]byte, 0, spillMem+64<<10)
 	return s
 }
 
