@@ -345,7 +345,17 @@ func (s *Rulers) finish() {
 		return
 	}
 	s.finished = true
+	// The calibration's refit reads only the samples log, the selection
+	// of the errors' medians only the error log: they run side by side.
+	var cal *CalibrationFigures
+	var calErr error
+	calDone := make(chan struct{})
+	go func() {
+		defer close(calDone)
+		cal, calErr = s.crossValidate()
+	}()
 	defer s.samples.close()
+	defer func() { <-calDone }() // before the samples log is closed
 	stats, err := s.streamStats()
 	s.log.close()
 	if err != nil {
@@ -381,7 +391,8 @@ func (s *Rulers) finish() {
 		return out
 	}
 	s.ByTokenizer, s.ByFamily, s.ByContent = breakdown(byTokenizer), breakdown(byFamily), breakdown(byContent)
-	s.Calibration, s.err = s.crossValidate()
+	<-calDone
+	s.Calibration, s.err = cal, calErr
 }
 
 // streamStats selects the median and p95 of every stream's |err| from the
