@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -72,6 +73,12 @@ func appendCell(b []byte, row unsafe.Pointer, c *column) []byte {
 		return appendFloat(b, *(*float64)(p))
 	case reflect.Bool:
 		return strconv.AppendBool(b, *(*bool)(p))
+	}
+	if c.list != nil {
+		if _, n := sliceAt(p); n == 0 {
+			return append(b, "[]"...)
+		}
+		return c.list.appendCell(b, p)
 	}
 	f := reflect.NewAt(c.typ, p).Elem()
 	if c.kind == reflect.Slice {
@@ -168,4 +175,164 @@ func hasSpecial(s string) bool {
 		}
 	}
 	return false
+}
+
+// listJSON writes a list cell, the JSON array json.Marshal makes of a
+// slice, quoted as a CSV field, without json.Marshal's reflection: for
+// slices of strings, and of structs whose fields are strings and integers
+// with plain JSON names (the tables' list columns), which listOf finds.
+// The field is always quoted (its JSON holds a quote), so each quote is
+// written doubled.
+type listJSON struct {
+	elem   reflect.Type
+	str    bool // elements are strings; else structs of fields
+	fields []listField
+}
+
+// listField is a struct field of a list element: its `""name"":` prefix
+// (quotes doubled, a comma before all but the first), its offset and kind.
+type listField struct {
+	key  string
+	off  uintptr
+	kind reflect.Kind
+}
+
+// listOf is the listJSON of slice type t, or nil when json.Marshal must
+// write it (another element type, or a struct field json.Marshal would
+// name or leave out otherwise).
+func listOf(t reflect.Type) *listJSON {
+	if t.Kind() != reflect.Slice {
+		return nil
+	}
+	e := t.Elem()
+	if e.Kind() == reflect.String && e.PkgPath() == "" { // a named string type could marshal itself
+		return &listJSON{elem: e, str: true}
+	}
+	if e.Kind() != reflect.Struct || e.Implements(jsonMarshaler) || reflect.PointerTo(e).Implements(jsonMarshaler) ||
+		e.Implements(textMarshaler) || reflect.PointerTo(e).Implements(textMarshaler) {
+		return nil
+	}
+	l := &listJSON{elem: e}
+	for i := 0; i < e.NumField(); i++ {
+		f := e.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || f.Anonymous || opts != "" || name == "-" || !plainJSONName(name) {
+			return nil
+		}
+		if name == "" {
+			name = f.Name
+		}
+		switch f.Type.Kind() {
+		case reflect.String, reflect.Int, reflect.Int64, reflect.Int32:
+		default:
+			return nil
+		}
+		if f.Type.PkgPath() != "" { // a named type could marshal itself
+			return nil
+		}
+		key := `""` + name + `"":`
+		if len(l.fields) > 0 {
+			key = "," + key
+		}
+		l.fields = append(l.fields, listField{key: key, off: f.Offset, kind: f.Type.Kind()})
+	}
+	if len(l.fields) == 0 {
+		return nil
+	}
+	return l
+}
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	textMarshaler = reflect.TypeFor[interface{ MarshalText() ([]byte, error) }]()
+)
+
+// plainJSONName: a JSON key json.Marshal writes as it is (letters,
+// digits and underscores).
+func plainJSONName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// appendCell appends the CSV field of the non-empty slice at p.
+func (l *listJSON) appendCell(b []byte, p unsafe.Pointer) []byte {
+	data, n := sliceAt(p)
+	size := l.elem.Size()
+	b = append(b, '"', '[')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		e := unsafe.Add(data, uintptr(i)*size)
+		if l.str {
+			b = appendJSONString(b, *(*string)(e))
+			continue
+		}
+		b = append(b, '{')
+		for _, f := range l.fields {
+			b = append(b, f.key...)
+			fp := unsafe.Add(e, f.off)
+			switch f.kind {
+			case reflect.String:
+				b = appendJSONString(b, *(*string)(fp))
+			case reflect.Int:
+				b = strconv.AppendInt(b, int64(*(*int)(fp)), 10)
+			case reflect.Int64:
+				b = strconv.AppendInt(b, *(*int64)(fp), 10)
+			case reflect.Int32:
+				b = strconv.AppendInt(b, int64(*(*int32)(fp)), 10)
+			}
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']', '"')
+}
+
+// sliceAt is the data pointer and length of the slice at p (a slice is its
+// data pointer, length and capacity, in that order).
+func sliceAt(p unsafe.Pointer) (unsafe.Pointer, int) {
+	return *(*unsafe.Pointer)(p), *(*int)(unsafe.Add(p, unsafe.Sizeof(uintptr(0))))
+}
+
+// jsonPlain marks the bytes json.Marshal writes as they are in a string:
+// printable ASCII but the quote, the backslash and the three it escapes
+// for HTML (<, >, &).
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'], t['<'], t['>'], t['&'] = false, false, false, false, false
+	return t
+}()
+
+// appendJSONString appends json.Marshal(s) with its quotes doubled: as
+// it is when every byte is plain, else through json.Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if !jsonPlain[s[i]] {
+			js, _ := json.Marshal(s) // a string always marshals
+			return appendDoubled(b, js)
+		}
+	}
+	b = append(b, '"', '"')
+	b = append(b, s...)
+	return append(b, '"', '"')
+}
+
+// appendDoubled appends js with each quote doubled.
+func appendDoubled(b, js []byte) []byte {
+	for {
+		i := bytes.IndexByte(js, '"')
+		if i < 0 {
+			return append(b, js...)
+		}
+		b = append(b, js[:i+1]...)
+		b = append(b, '"')
+		js = js[i+1:]
+	}
 }

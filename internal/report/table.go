@@ -37,6 +37,8 @@ type column struct {
 	// optional value): the CSV writer reads the field through them.
 	off uintptr
 	typ reflect.Type
+	// list writes a list column's CSV cell (nil: json.Marshal does).
+	list *listJSON
 }
 
 // Columns returns the column names of a row type, from its parquet tags.
@@ -74,6 +76,9 @@ func columnsOf(t reflect.Type) []column {
 		c := column{name: name, index: i, kind: f.Type.Kind(), off: f.Offset, typ: f.Type}
 		if c.kind == reflect.Pointer {
 			c.ptr, c.kind, c.typ = true, f.Type.Elem().Kind(), f.Type.Elem()
+		}
+		if !c.ptr {
+			c.list = listOf(f.Type)
 		}
 		cols = append(cols, c)
 	}
