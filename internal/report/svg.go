@@ -115,10 +115,7 @@ func appendEsc(b []byte, s string) []byte {
 	}
 }
 
-// attrs renders extra attributes: pairs of name and value.
-func attrs(kv []string) string { return string(appendAttrs(nil, kv)) }
-
-// appendAttrs appends attrs(kv): ` name="value"` for each pair whose value
+// appendAttrs appends extra attributes, pairs of name and value: ` name="value"` for each pair whose value
 // is set, the value escaped.
 func appendAttrs(b []byte, kv []string) []byte {
 	for i := 0; i+1 < len(kv); i += 2 {
