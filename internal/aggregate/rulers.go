@@ -116,6 +116,12 @@ func newRulers(overhead string, models *tokens.Models) *Rulers {
 		s.groups[k].ids = map[string]int{}
 	}
 	s.sampleGens.ids = map[string]int{}
+	// The two logs' buffers are made at their full size once (with room
+	// for the record that fills them): grown by append they were made
+	// again at every doubling, some 4 MB of copies a run of the real
+	// corpus. Memory never touched costs nothing.
+	s.log.Buf = make([]byte, 0, spillMem+64<<10)
+	s.samples.Buf = make([]byte, 0, spillMem+64<<10)
 	return s
 }
 
@@ -347,28 +353,13 @@ func (s *Rulers) finish() {
 	defer s.samples.Close()
 	// The calibration refit reads only the samples' log, the selection only
 	// the errors' log: the refit runs beside the selection.
-	// A panic of the refit is raised again here, as an internal error.
 	var cal *CalibrationFigures
 	var calErr error
-	var panicked any
-	refitted := make(chan struct{})
-	go func() {
-		defer close(refitted)
-		defer func() { panicked = recover() }()
-		cal, calErr = s.crossValidate()
-	}()
-	defer func() { <-refitted }()
-	join := func() (*CalibrationFigures, error) {
-		<-refitted
-		if panicked != nil {
-			panic(panicked)
-		}
-		return cal, calErr
-	}
+	join := beside(func() { cal, calErr = s.crossValidate() })
+	defer join() // before the samples' log is closed, also after a panic
 	stats, err := s.streamStats()
 	s.log.Close()
 	if err != nil {
-		join()
 		s.err = err
 		return
 	}
@@ -401,7 +392,8 @@ func (s *Rulers) finish() {
 		return out
 	}
 	s.ByTokenizer, s.ByFamily, s.ByContent = breakdown(byTokenizer), breakdown(byFamily), breakdown(byContent)
-	s.Calibration, s.err = join()
+	join()
+	s.Calibration, s.err = cal, calErr
 }
 
 // streamStats selects the median and p95 of every stream's |err| from the

@@ -137,10 +137,15 @@ func (s *Summary) add(r *analysis.Result) {
 }
 
 // finish computes the aggregates that need every result (medians, rates).
+// The rulers' figures are finished on a goroutine of their own beside the
+// strategies' (each reads back only its own logs and sets only its own
+// fields, so the figures are those of one after the other): the end of a
+// run waits for the longer, not for both.
 func (s *Summary) finish() {
-	s.Rulers.finish()
+	join := beside(s.Rulers.finish)
 	s.Strategies.finish()
 	s.Rereads.finish()
+	join()
 	s.Verdict = computeVerdict(s)
 	s.Anchors = anchorSummaries(&s.anchorTally)
 }

@@ -107,7 +107,16 @@ type csvKinds struct {
 	PS   *string   `parquet:"ps,optional"`
 	L    []string  `parquet:"l,list"`
 	LF   []float64 `parquet:"lf,list"`
+	LS   []csvItem `parquet:"ls,list"`
 	Skip string    `parquet:"-"`
+}
+
+// csvItem is a list element written without json.Marshal (listJSON).
+type csvItem struct {
+	Key string `parquet:"key" json:"key"`
+	N   int64  `parquet:"n" json:"n"`
+	I   int    `parquet:"i" json:"i_x"`
+	I32 int32  `parquet:"i32"`
 }
 
 // csvStrings are fields that exercise every quoting rule: delimiters,
@@ -136,6 +145,9 @@ func TestAppendRecordMatchesEncodingCSV(t *testing.T) {
 		}
 		if i%4 == 1 {
 			r.L, r.LF = []string{s, "x"}, []float64{1.5, 2}
+		}
+		if i%3 == 1 {
+			r.LS = []csvItem{{Key: s, N: int64(i) - 9, I: math.MaxInt, I32: math.MinInt32}, {Key: "path", N: 1}}
 		}
 		rows = append(rows, r)
 	}
@@ -183,7 +195,7 @@ func TestCSVHeader(t *testing.T) {
 		w.Flush()
 		return b.String()
 	}
-	kinds := header("s", "run_id", "config_hash", "i8", "u16", "i", "i32", "u", "f", "f32", "b", "pi", "pf", "ps", "l", "lf")
+	kinds := header("s", "run_id", "config_hash", "i8", "u16", "i", "i32", "u", "f", "f32", "b", "pi", "pf", "ps", "l", "lf", "ls")
 	tests := []struct {
 		name string
 		file func(dir string) error
@@ -250,7 +262,8 @@ func FuzzAppendRecord(f *testing.F) {
 		f.Add(s, csvHostile[(i+1)%len(csvHostile)], int64(i)-5, float64(i)/3, i%2 == 0)
 	}
 	f.Fuzz(func(t *testing.T, a, b string, n int64, x float64, set bool) {
-		r := csvKinds{S: a, csvEmbedded: csvEmbedded{Run: b, Hash: a + b}, I: int(n), F: x, L: []string{a, b}}
+		r := csvKinds{S: a, csvEmbedded: csvEmbedded{Run: b, Hash: a + b}, I: int(n), F: x, L: []string{a, b},
+			LS: []csvItem{{Key: b, N: n}, {Key: a, I: int(n)}}}
 		if set {
 			r.PS, r.PI = &b, &n
 		}
@@ -319,6 +332,127 @@ func BenchmarkCSV(b *testing.B) {
 				w.Write(rec)
 			}
 			w.Flush()
+		}
+	})
+}
+
+// hasSpecialOracle is hasSpecial byte by byte.
+func hasSpecialOracle(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if csvSpecial[s[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// TestHasSpecial puts every byte value at every position of strings of 0
+// to 40 bytes (the word-at-a-time search's words and its tail), over
+// backgrounds near the special bytes, and compares with the byte loop.
+func TestHasSpecial(t *testing.T) {
+	for _, bg := range []byte{'a', 0, 0xff, '\n' + 1, '\r' - 1, '"' + 1, ',' - 1, 0x80, 0x8a} {
+		for n := 0; n <= 40; n++ {
+			base := bytes.Repeat([]byte{bg}, n)
+			if got, want := hasSpecial(string(base)), hasSpecialOracle(string(base)); got != want {
+				t.Fatalf("hasSpecial(%q) = %v, want %v", base, got, want)
+			}
+			for i := 0; i < n; i++ {
+				for c := 0; c < 256; c++ {
+					s := bytes.Clone(base)
+					s[i] = byte(c)
+					if got, want := hasSpecial(string(s)), hasSpecialOracle(string(s)); got != want {
+						t.Fatalf("hasSpecial(%q) = %v, want %v", s, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzHasSpecial(f *testing.F) {
+	for _, s := range csvHostile {
+		f.Add(s)
+	}
+	f.Add("/home/user/projects/some-repo/sessions/0123.jsonl")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := hasSpecial(s), hasSpecialOracle(s); got != want {
+			t.Fatalf("hasSpecial(%q) = %v, want %v", s, got, want)
+		}
+	})
+}
+
+// jsonName is a string type that marshals itself.
+type jsonName string
+
+func (n jsonName) MarshalJSON() ([]byte, error) { return []byte(`"name"`), nil }
+
+// TestListOf: the list types json.Marshal writes differently from the
+// plain form (other names, options, element and field types, methods) are
+// left to json.Marshal.
+func TestListOf(t *testing.T) {
+	type named string
+	for _, c := range []struct {
+		typ  reflect.Type
+		fast bool
+	}{
+		{reflect.TypeFor[[]string](), true},
+		{reflect.TypeFor[[]csvItem](), true},
+		{reflect.TypeFor[[]float64](), false},
+		{reflect.TypeFor[[]named](), false},
+		{reflect.TypeFor[[]jsonName](), false},
+		{reflect.TypeFor[[]struct {
+			A string `json:"a,omitempty"`
+		}](), false},
+		{reflect.TypeFor[[]struct {
+			A string `json:"-"`
+		}](), false},
+		{reflect.TypeFor[[]struct {
+			A string `json:"a b"`
+		}](), false},
+		{reflect.TypeFor[[]struct {
+			A jsonName `json:"a"`
+		}](), false},
+		{reflect.TypeFor[[]struct {
+			A float64 `json:"a"`
+		}](), false},
+		{reflect.TypeFor[[]struct{ a string }](), false},
+		{reflect.TypeFor[[]struct{}](), false},
+		{reflect.TypeFor[string](), false},
+	} {
+		if got := listOf(c.typ) != nil; got != c.fast {
+			t.Errorf("listOf(%v) written without json.Marshal: %v, want %v", c.typ, got, c.fast)
+		}
+	}
+}
+
+// FuzzListJSON compares list cells of strings and of structs with
+// json.Marshal quoted by appendField.
+func FuzzListJSON(f *testing.F) {
+	for i, s := range csvHostile {
+		f.Add(s, csvHostile[(i+3)%len(csvHostile)], int64(i)*-1e12)
+	}
+	for _, s := range []string{"<a>&\u2028\u2029", "<", "a>b", "x&y", "\u2028", "\u2029", "é", "\x7f", "\x00", "\t", "\\", `"`, "\xff"} {
+		f.Add(s, "plain", int64(math.MinInt64))
+	}
+	f.Fuzz(func(t *testing.T, a, b string, n int64) {
+		items := []csvItem{{Key: a, N: n, I: int(n), I32: int32(n)}, {Key: b}}
+		strs := []string{a, b, a + b}
+		for _, c := range []struct {
+			typ reflect.Type
+			p   unsafe.Pointer
+			v   any
+		}{
+			{reflect.TypeFor[[]csvItem](), unsafe.Pointer(&items), items},
+			{reflect.TypeFor[[]string](), unsafe.Pointer(&strs), strs},
+		} {
+			js, err := json.Marshal(c.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := string(appendField([]byte("x"), string(js)))
+			if got := string(listOf(c.typ).appendCell([]byte("x"), c.p)); got != want {
+				t.Fatalf("list cell %q, json.Marshal gives %q", got, want)
+			}
 		}
 	})
 }

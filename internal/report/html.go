@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,15 +31,14 @@ func WriteHTML(w io.Writer, s *Summary, d *ReportData) error {
 // contextChartHTML is the context section's chart, which depends only on
 // the report data (not on the finished summary): Writer renders it while
 // the summary is being finished.
-func contextChartHTML(d *ReportData) string {
-	var b strings.Builder
-	contextChart(&b, d)
-	return b.String()
+func contextChartHTML(d *ReportData) []byte {
+	return appendContextChart(nil, d)
 }
 
 // writeHTML is WriteHTML with the context chart rendered.
-func writeHTML(w io.Writer, s *Summary, d *ReportData, chart string) error {
+func writeHTML(w io.Writer, s *Summary, d *ReportData, chart []byte) error {
 	b := &strings.Builder{}
+	b.Grow(len(chart) + 128<<10) // the rest of the page is smaller (some 60 kB on a real corpus)
 	b.WriteString(htmlHead)
 	b.WriteString("<header>\n<h1>compactbench report</h1>\n")
 	if v := s.Verdict; len(v.Ranked)+len(v.Others) > 0 {
@@ -51,7 +51,7 @@ func writeHTML(w io.Writer, s *Summary, d *ReportData, chart string) error {
 		"<a href=\"#anchors\">Anchors</a> <a href=\"#rulers\">Token rulers</a> <a href=\"#corpus\">Corpus</a> <a href=\"#caveats\">Caveats</a></nav>\n")
 	htmlStrategies(b, s)
 	b.WriteString("<section id=\"context\">\n<h2>Context over a session</h2>\n")
-	b.WriteString(chart)
+	b.Write(chart)
 	b.WriteString("</section>\n")
 	htmlAnchorsAndRulers(b, s)
 	htmlCorpus(b, s, d)
@@ -460,11 +460,20 @@ func pctOf(n, of int64) string {
 // contextChart: the chosen transcript's real context and each strategy's
 // simulated prompt at every call, compactions marked, the window dashed.
 func contextChart(b *strings.Builder, d *ReportData) {
+	b.Write(appendContextChart(nil, d))
+}
+
+// appendContextChart appends contextChart's figure to out. The figure is
+// written straight into out, in figure's order (the sessions' charts, the
+// legend, the caption), with no string per chart: a run's context charts
+// are most of report.html.
+func appendContextChart(out []byte, d *ReportData) []byte {
 	const title = "Context size over the calls of a session"
 	cs := d.Series
 	if cs == nil || cs.Calls() == 0 {
-		noData(b, "context", title, "no replayed transcript")
-		return
+		var b strings.Builder
+		noData(&b, "context", title, "no replayed transcript")
+		return append(out, b.String()...)
 	}
 	// The sessions offered: the chosen one first, then the largest others.
 	list := []*analysis.ContextSeries{cs}
@@ -473,33 +482,34 @@ func contextChart(b *strings.Builder, d *ReportData) {
 			list = append(list, o)
 		}
 	}
-	var body, legend strings.Builder
+	out = slices.Grow(out, contextChartSize(list))
+	out = append(out, "<figure class=\"chart\" id=\"context\">\n"...)
 	if len(list) > 1 {
-		body.WriteString(`<p class="pick"><label>Session: <select class="ctx-pick">` + "\n")
+		out = append(out, `<p class="pick"><label>Session: <select class="ctx-pick">`+"\n"...)
 		for i, o := range list {
-			fmt.Fprintf(&body, "<option value=\"%d\">%s (%s, %d calls, peak %s)</option>\n", i, esc(o.TranscriptID),
+			out = fmt.Appendf(out, "<option value=\"%d\">%s (%s, %d calls, peak %s)</option>\n", i, esc(o.TranscriptID),
 				esc(o.Kind), o.Calls(), compact(float64(o.PeakReal)))
 		}
-		body.WriteString("</select></label></p>\n")
+		out = append(out, "</select></label></p>\n"...)
 	}
 	for i, o := range list {
 		hidden := ""
 		if i > 0 {
 			hidden = " hidden"
 		}
-		fmt.Fprintf(&body, "<div class=\"ctx\" data-i=\"%d\"%s>\n", i, hidden)
-		svg, counts := contextSVG(o, title)
-		body.WriteString(svg)
-		fmt.Fprintf(&body, "<p class=\"note\"><code>%s</code> (%s; %s, %d calls, model %s, peak recorded context %s). Compactions: %s.</p>\n</div>\n",
+		out = fmt.Appendf(out, "<div class=\"ctx\" data-i=\"%d\"%s>\n", i, hidden)
+		var counts string
+		out, counts = appendContextSVG(out, o, title)
+		out = fmt.Appendf(out, "<p class=\"note\"><code>%s</code> (%s; %s, %d calls, model %s, peak recorded context %s). Compactions: %s.</p>\n</div>\n",
 			esc(o.TranscriptID), esc(o.Path), esc(o.Kind), o.Calls(), esc(o.Model), compact(float64(o.PeakReal)), esc(counts))
 	}
-	legend.WriteString("<ul class=\"legend\">\n")
-	legend.WriteString(`<li><button data-s="recorded-real"><span class="sw" style="background:#222;opacity:.35;height:6px"></span>real context (recorded usage)</button></li>` + "\n")
+	out = append(out, "<ul class=\"legend\">\n"...)
+	out = append(out, `<li><button data-s="recorded-real"><span class="sw" style="background:#222;opacity:.35;height:6px"></span>real context (recorded usage)</button></li>`+"\n"...)
 	for _, ss := range cs.Strategies {
-		fmt.Fprintf(&legend, `<li><button data-s="%s"><span class="sw" style="background:%s"></span>%s</button></li>`+"\n",
+		out = fmt.Appendf(out, `<li><button data-s="%s"><span class="sw" style="background:%s"></span>%s</button></li>`+"\n",
 			esc(ss.Strategy), colour(strategyIndex(ss.Strategy)), esc(ss.Strategy))
 	}
-	legend.WriteString("</ul>\n")
+	out = append(out, "</ul>\n"...)
 	how := "the largest main session (by peak recorded context)"
 	if d.Want != "" {
 		if d.WantFound {
@@ -508,16 +518,32 @@ func contextChart(b *strings.Builder, d *ReportData) {
 			how = "the largest main session (--report-transcript " + esc(d.Want) + " matched no replayed transcript)"
 		}
 	}
-	caption := fmt.Sprintf("<b>%s</b>: shown first is %s; the selector offers the %d largest replayed transcripts. "+
+	out = fmt.Appendf(out, "<figcaption><b>%s</b>: shown first is %s; the selector offers the %d largest replayed transcripts. "+
 		"Each line is the prompt a strategy would have sent before every recorded call, overhead included; dots are its "+
 		"compactions (hover for the trigger reason and the tokens before and after); the grey band is what the recording "+
 		"really sent; the dashed red line is the window. Click a legend entry to hide or show its line.", title, how, len(list))
-	figure(b, "context", body.String(), legend.String(), caption)
+	return append(out, "</figcaption>\n</figure>\n"...)
 }
 
-// contextSVG draws one transcript's context series, and says how many
-// compactions each strategy made in it.
-func contextSVG(cs *analysis.ContextSeries, title string) (string, string) {
+// contextChartSize is about the bytes of the context charts of list (a
+// little more, as a rule): the buffer is made once, not doubled along.
+func contextChartSize(list []*analysis.ContextSeries) int {
+	n := 4096
+	for _, cs := range list {
+		n += 6144 + len(cs.Real)*14 // axes, notes; the recorded line
+		for _, ss := range cs.Strategies {
+			n += len(ss.Prompt)*14 + len(ss.Compactions)*200
+			for _, r := range ss.Reasons {
+				n += len(r)
+			}
+		}
+	}
+	return n
+}
+
+// appendContextSVG appends the <svg> of one transcript's context series to
+// out, and says how many compactions each strategy made in it.
+func appendContextSVG(out []byte, cs *analysis.ContextSeries, title string) ([]byte, string) {
 	n := cs.Calls()
 	hi, window := contextRange(cs)
 	showWindow := window > 0 && window <= 1.5*hi
@@ -527,7 +553,7 @@ func contextSVG(cs *analysis.ContextSeries, title string) (string, string) {
 	tks, top := ticks(hi*1.02, 6)
 	const W, H, L, R, T, B = 960.0, 400.0, 58.0, 16.0, 14.0, 40.0
 	xs, ys := scale{0, float64(max(n-1, 1)), L, W - R}, scale{0, top, H - B, T}
-	g := newSVG(W, H, title+": "+cs.TranscriptID)
+	g := svgAfter(out, W, H, title+": "+cs.TranscriptID)
 	for _, v := range tks {
 		g.line(L, ys.at(v), W-R, ys.at(v), "class", "grid")
 		g.text(L-6, ys.at(v)+4, "end", compact(v))
@@ -550,12 +576,13 @@ func contextSVG(cs *analysis.ContextSeries, title string) (string, string) {
 	for i := range px {
 		px[i] = xs.at(float64(i))
 	}
-	counts := contextRecorded(g, cs, px, ys)
+	py := make([]float64, n) // scratch for each line's heights
+	counts := contextRecorded(g, cs, px, py, ys)
 	for _, ss := range cs.Strategies {
-		contextStrategy(g, &ss, px, ys)
-		counts = append(counts, fmt.Sprintf("%s %d", ss.Strategy, len(ss.Compactions)))
+		contextStrategy(g, &ss, px, py, ys)
+		counts = append(counts, ss.Strategy+" "+strconv.Itoa(len(ss.Compactions)))
 	}
-	return g.String(), strings.Join(counts, ", ")
+	return append(g.b, "</svg>\n"...), strings.Join(counts, ", ")
 }
 
 // contextRange is the largest context, recorded or simulated, and the
@@ -573,11 +600,11 @@ func contextRange(cs *analysis.ContextSeries) (hi, window float64) {
 	return hi, window
 }
 
-// contextRecorded draws the recorded context and its unrecorded drops, and
-// returns the drops' legend entry (if any).
-func contextRecorded(g *svgDoc, cs *analysis.ContextSeries, px []float64, ys scale) []string {
+// contextRecorded draws the recorded context (its heights in real, of
+// px's length) and its unrecorded drops, and returns the drops' legend
+// entry (if any).
+func contextRecorded(g *svgDoc, cs *analysis.ContextSeries, px, real []float64, ys scale) []string {
 	n := len(px)
-	real := make([]float64, n)
 	hasReal := false
 	for i, v := range cs.Real {
 		real[i] = math.NaN()
@@ -604,30 +631,47 @@ func contextRecorded(g *svgDoc, cs *analysis.ContextSeries, px []float64, ys sca
 	return counts
 }
 
-// contextStrategy draws one strategy's simulated prompt and its
-// compactions.
-func contextStrategy(g *svgDoc, ss *analysis.StrategySeries, px []float64, ys scale) {
+// contextStrategy draws one strategy's simulated prompt (its heights in
+// py, of px's length) and its compactions.
+func contextStrategy(g *svgDoc, ss *analysis.StrategySeries, px, py []float64, ys scale) {
 	n := len(px)
 	col := colour(strategyIndex(ss.Strategy))
-	py := make([]float64, n)
 	for i, v := range ss.Prompt {
 		py[i] = ys.at(float64(v))
 	}
-	g.raw(fmt.Sprintf(`<g data-s="%s">`, esc(ss.Strategy)))
+	g.b = append(g.b, `<g data-s="`...)
+	g.b = appendEsc(g.b, ss.Strategy)
+	g.b = append(g.b, "\">\n"...)
 	g.path(px, py, ss.Strategy+": simulated prompt", "class", "mark", "stroke", col, "stroke-width", "1.6")
 	r := 3.0
 	if len(ss.Compactions) > n/8 {
 		r = 1.8 // a strategy that compacts at most calls: small dots
 	}
+	kv := [...]string{"class", "mark", "fill", col, "stroke", "#fff", "stroke-width", "0.6"}
 	for k, c := range ss.Compactions {
 		if c < 0 || int(c) >= n {
 			continue
 		}
-		tip := fmt.Sprintf("%s: compaction before call %d → prompt %s tokens", ss.Strategy, c, compact(float64(ss.Prompt[c])))
+		// A circle whose title is "STRATEGY: compaction before call C →
+		// prompt N tokens (REASON)", escaped, written in place.
+		g.open("circle")
+		g.b = appendNum(g.b, "cx", px[c])
+		g.b = appendNum(g.b, "cy", py[c])
+		g.b = appendNum(g.b, "r", r)
+		g.b = appendAttrs(g.b, kv[:])
+		g.b = append(g.b, "><title>"...)
+		g.b = appendEsc(g.b, ss.Strategy)
+		g.b = append(g.b, ": compaction before call "...)
+		g.b = strconv.AppendInt(g.b, int64(c), 10)
+		g.b = append(g.b, " → prompt "...)
+		g.b = appendCompact(g.b, float64(ss.Prompt[c]))
+		g.b = append(g.b, " tokens"...)
 		if k < len(ss.Reasons) {
-			tip += " (" + ss.Reasons[k] + ")"
+			g.b = append(g.b, " ("...)
+			g.b = appendEsc(g.b, ss.Reasons[k])
+			g.b = append(g.b, ')')
 		}
-		g.circle(px[c], py[c], r, tip, "class", "mark", "fill", col, "stroke", "#fff", "stroke-width", "0.6")
+		g.b = append(g.b, "</title></circle>\n"...)
 	}
 	g.raw("</g>")
 }

@@ -13,12 +13,16 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
+	pqzstd "github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // column describes one exported field of a row struct.
@@ -33,6 +37,8 @@ type column struct {
 	// optional value): the CSV writer reads the field through them.
 	off uintptr
 	typ reflect.Type
+	// list writes a list column's CSV cell (nil: json.Marshal does).
+	list *listJSON
 }
 
 // Columns returns the column names of a row type, from its parquet tags.
@@ -70,6 +76,9 @@ func columnsOf(t reflect.Type) []column {
 		c := column{name: name, index: i, kind: f.Type.Kind(), off: f.Offset, typ: f.Type}
 		if c.kind == reflect.Pointer {
 			c.ptr, c.kind, c.typ = true, f.Type.Elem().Kind(), f.Type.Elem()
+		}
+		if !c.ptr {
+			c.list = listOf(f.Type)
 		}
 		cols = append(cols, c)
 	}
@@ -197,7 +206,7 @@ func NewTable[T any](dir, name string, formats Formats) (*Table[T], error) {
 		}
 		t.files = append(t.files, p)
 		t.pqb = bufio.NewWriterSize(p.f, fileBufferSize)
-		t.pq = parquet.NewGenericWriter[T](t.pqb, parquet.Compression(&pqZstd),
+		t.pq = parquet.NewGenericWriter[T](t.pqb, parquet.Compression(pqZstd),
 			parquet.CreatedBy("compactbench", "", ""),
 			parquet.MaxRowsPerRowGroup(rowGroupRows), parquet.PageBufferSize(pageBufferSize))
 		t.pqc.w = t.pq
@@ -285,4 +294,43 @@ func WriteFileAtomic(dir, name string, data []byte) error {
 // level and made the Parquet files 2 % smaller (650 against 663 kB; the pages
 // are small and repetitive, where the default level's longer search finds
 // little more).
-var pqZstd = zstd.Codec{Level: zstd.SpeedFastest}
+var pqZstd = zstdCodec{lib: &pqzstd.Codec{Level: pqzstd.SpeedFastest}}
+
+// zstdCodec is the Parquet library's zstd codec with encoders that last
+// the whole process. The library keeps its encoders in a sync.Pool, which
+// every garbage collection empties: a run made new ones again and again
+// (each a 256 KiB match table and its block buffers, about 5 MB a run).
+// Its pages are the same bytes: the same encoder options, and
+// EncodeAll resets the encoder before every page whichever encoder it is.
+type zstdCodec struct {
+	lib *pqzstd.Codec // String, CompressionCodec and Decode
+}
+
+// zstdEncoder is the process's page encoder, made on first use, with the
+// options the library's codec gives its own: at most zstdEncoders pages are
+// compressed at once (more wait for one).
+var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
+	e, err := zstd.NewWriter(nil,
+		zstd.WithEncoderConcurrency(zstdEncoders),
+		zstd.WithEncoderLevel(pqzstd.SpeedFastest),
+		zstd.WithZeroFrames(true),
+		zstd.WithEncoderCRC(false),
+	)
+	if err != nil {
+		panic(err) // the options are constants
+	}
+	return e
+})
+
+// zstdEncoders is how many pages are compressed at once: the tables are
+// closed together (closeAll) on a machine of a few cores.
+var zstdEncoders = min(runtime.GOMAXPROCS(0), 4)
+
+func (c zstdCodec) String() string                            { return c.lib.String() }
+func (c zstdCodec) CompressionCodec() format.CompressionCodec { return c.lib.CompressionCodec() }
+func (c zstdCodec) Decode(dst, src []byte) ([]byte, error)    { return c.lib.Decode(dst, src) }
+
+// Encode compresses one page as the library's codec does.
+func (c zstdCodec) Encode(dst, src []byte) ([]byte, error) {
+	return zstdEncoder().EncodeAll(src, dst[:0]), nil
+}

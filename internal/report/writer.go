@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -295,9 +294,9 @@ func closeSinks(sinks []sink) error {
 func (w *Writer) writeSummary() error {
 	// report.html's context chart reads only the report data: it is drawn
 	// while the summary is finished (which fits the calibration).
-	var chart chan string
+	var chart chan []byte
 	if w.formats.HTML {
-		chart = make(chan string, 1)
+		chart = make(chan []byte, 1)
 		go func() { chart <- contextChartHTML(w.data) }()
 	}
 	w.sum.Finish()
@@ -403,13 +402,19 @@ func CheckOutputDir(dir string) error {
 	return nil
 }
 
-// writeReport renders a report in memory and writes it atomically.
+// writeReport writes a report atomically: render writes it to the
+// temporary file (each report is rendered in memory and written at once,
+// so the file gets the string itself, not a copy of it).
 func writeReport(dir, name string, render func(io.Writer) error) error {
-	var b bytes.Buffer
-	if err := render(&b); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+	p, err := create(dir, name)
+	if err != nil {
+		return err
 	}
-	return WriteFileAtomic(dir, name, b.Bytes())
+	if err := render(p.f); err != nil {
+		p.abort()
+		return fmt.Errorf("writing %s: %w", p.final, err)
+	}
+	return p.commit()
 }
 
 // Abort removes every temporary file, leaving the previous output set as

@@ -1,0 +1,21 @@
+package aggregate
+
+// beside runs f on a goroutine of its own. join waits for f to return and
+// raises a panic of f again on the caller's goroutine, where a run reports
+// it as an internal error rather than the process dying; join may be
+// called more than once.
+func beside(f func()) (join func()) {
+	done := make(chan struct{})
+	var panicked any
+	go func() {
+		defer close(done)
+		defer func() { panicked = recover() }()
+		f()
+	}()
+	return func() {
+		<-done
+		if panicked != nil {
+			panic(panicked)
+		}
+	}
+}
