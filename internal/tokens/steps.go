@@ -63,7 +63,9 @@ func (s *stepSet) add(dx *features, dreal float64, fold int) {
 	if exact {
 		cnt := bits.OnesCount16(nz)
 		last := len(s.ints) - 1
-		if last < 0 || len(s.ints[last])+cnt > stepChunk {
+		// A chunk is never full: a step without changes points just past
+		// the last chunk's changes, which must be a place in that chunk.
+		if last < 0 || len(s.ints[last])+cnt >= stepChunk {
 			s.ints = append(s.ints, make([]int32, 0, stepChunk))
 			last++
 		}

@@ -70,3 +70,30 @@ func TestStepSetMatchesDense(t *testing.T) {
 		}
 	}
 }
+
+// TestStepSetChunkFilledExactly: a step without changes after steps whose
+// changes end exactly at a chunk's length is read back (it pointed past
+// the last chunk, and reading it panicked).
+func TestStepSetChunkFilledExactly(t *testing.T) {
+	var st stepSet
+	var dx features
+	for j := range dx {
+		dx[j] = 1
+	}
+	for range stepChunk / len(dx) {
+		st.add(&dx, 1, 0)
+	}
+	var last features
+	for j := range stepChunk % len(dx) {
+		last[j] = 2
+	}
+	st.add(&last, 2, 0)
+	st.add(&features{}, 3, 1)
+	var x features
+	for i := range st.n() {
+		st.load(int32(i), &x)
+	}
+	if dreal, nz := st.load(int32(st.n()-1), &x); dreal != 3 || nz != 0 || x != (features{}) {
+		t.Fatalf("the empty step reads dreal %v, mask %b, changes %v", dreal, nz, x)
+	}
+}
