@@ -34,5 +34,7 @@ func Check() error {
 	if err != nil {
 		return err
 	}
-	return f.Close()
+	err = f.Close()
+	os.Remove(f.Name()) // where Unlinked kept the name (Windows)
+	return err
 }
