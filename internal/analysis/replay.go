@@ -151,9 +151,9 @@ func replayRows(t *transcript.Transcript, turns []transcript.Turn, evals []*anch
 	// list, and the next transcript a worker replays takes it over.
 	lent := eventLists.Get().(*[]compaction.Event)
 	evs := *lent
+	used := 0 // the most events a replay left in evs: past it evs is zero
 	defer func() {
-		evs = evs[:cap(evs)]
-		clear(evs) // no strings of this transcript stay reachable from the pool
+		clear(evs[:used]) // no strings of this transcript stay reachable from the pool
 		*lent = evs[:0]
 		eventLists.Put(lent)
 	}()
@@ -164,6 +164,7 @@ func replayRows(t *transcript.Transcript, turns []transcript.Turn, evals []*anch
 		id := st.Spec.ID
 		var run compaction.Run
 		run, evs = compaction.ReplayAppend(sh, id, st.Spec.New(st.Params), opt, overhead, base.CostUSD, evs)
+		used = max(used, len(evs))
 		series.add(&run, evs)
 		runs = append(runs, runRow(t, &st, cc.Mode, &run, &base))
 		for i := range evs {
