@@ -639,6 +639,7 @@ func contextStrategy(g *svgDoc, ss *analysis.StrategySeries, px, py []float64, y
 	for i, v := range ss.Prompt {
 		py[i] = ys.at(float64(v))
 	}
+	clear(py[len(ss.Prompt):]) // a replay cut short: not the previous line's heights
 	g.b = append(g.b, `<g data-s="`...)
 	g.b = appendEsc(g.b, ss.Strategy)
 	g.b = append(g.b, "\">\n"...)
