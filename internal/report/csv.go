@@ -189,12 +189,24 @@ type listJSON struct {
 	fields []listField
 }
 
-// listField is a struct field of a list element: its `""name"":` prefix
-// (quotes doubled, a comma before all but the first), its offset and kind.
+// listField is a struct field of a list element: its JSON name, its
+// `""name"":` prefix (quotes doubled, a comma before all but the first),
+// its offset and kind.
 type listField struct {
+	name string
 	key  string
 	off  uintptr
 	kind reflect.Kind
+}
+
+// has says whether l has a field of JSON name name.
+func (l *listJSON) has(name string) bool {
+	for _, f := range l.fields {
+		if f.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // listOf is the listJSON of slice type t, or nil when json.Marshal must
@@ -222,6 +234,9 @@ func listOf(t reflect.Type) *listJSON {
 		if name == "" {
 			name = f.Name
 		}
+		if l.has(name) { // json.Marshal keeps one of two same-named fields, or neither
+			return nil
+		}
 		switch f.Type.Kind() {
 		case reflect.String, reflect.Int, reflect.Int64, reflect.Int32:
 		default:
@@ -234,7 +249,7 @@ func listOf(t reflect.Type) *listJSON {
 		if len(l.fields) > 0 {
 			key = "," + key
 		}
-		l.fields = append(l.fields, listField{key: key, off: f.Offset, kind: f.Type.Kind()})
+		l.fields = append(l.fields, listField{name: name, key: key, off: f.Offset, kind: f.Type.Kind()})
 	}
 	if len(l.fields) == 0 {
 		return nil

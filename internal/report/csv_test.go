@@ -416,6 +416,11 @@ func TestListOf(t *testing.T) {
 			A float64 `json:"a"`
 		}](), false},
 		{reflect.TypeFor[[]struct{ a string }](), false},
+		{reflect.TypeFor[[]struct {
+			A string `json:"B"`
+			B string
+		}](), false},
+
 		{reflect.TypeFor[[]struct{}](), false},
 		{reflect.TypeFor[string](), false},
 	} {
