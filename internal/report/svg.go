@@ -274,19 +274,10 @@ func ticks(hi float64, n int) ([]float64, float64) {
 }
 
 // compact formats a token count for an axis: 950, 12k, 1.5M.
-func compact(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 1e6:
-		return trimZero(strconv.FormatFloat(v/1e6, 'f', 1, 64)) + "M"
-	case a >= 1e3:
-		return trimZero(strconv.FormatFloat(v/1e3, 'f', 1, 64)) + "k"
-	}
-	return strconv.FormatFloat(v, 'f', 0, 64)
-}
+func compact(v float64) string { return string(appendCompact(nil, v)) }
 
-func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
-
-// appendCompact appends compact(v).
+// appendCompact appends compact(v): a round number with k or M (one
+// decimal, none when it is 0).
 func appendCompact(b []byte, v float64) []byte {
 	unit := byte(0)
 	switch a := math.Abs(v); {

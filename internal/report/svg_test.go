@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -99,8 +100,21 @@ func TestAppendCompact(t *testing.T) {
 		vs = append(vs, float64(rng.IntN(5_000_000)), rng.Float64()*1e7, -rng.Float64()*1e4)
 	}
 	for _, v := range vs {
-		if got, want := string(appendCompact([]byte("x"), v)), "x"+compact(v); got != want {
-			t.Fatalf("appendCompact(%v) = %q, compact gives %q", v, got, want)
+		if got, want := string(appendCompact([]byte("x"), v)), "x"+compactByStrings(v); got != want {
+			t.Fatalf("appendCompact(%v) = %q, want %q", v, got, want)
 		}
 	}
+}
+
+// compactByStrings is compact as first written, with strings: the oracle
+// of appendCompact.
+func compactByStrings(v float64) string {
+	trimZero := func(s string) string { return strings.TrimSuffix(s, ".0") }
+	switch a := math.Abs(v); {
+	case a >= 1e6:
+		return trimZero(strconv.FormatFloat(v/1e6, 'f', 1, 64)) + "M"
+	case a >= 1e3:
+		return trimZero(strconv.FormatFloat(v/1e3, 'f', 1, 64)) + "k"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
 }
