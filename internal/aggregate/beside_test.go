@@ -1,9 +1,12 @@
 package aggregate
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestBeside: join returns after f has run, and f's panic is raised again
-// by every join on the caller's goroutine.
+// by every join on the caller's goroutine, with f's stack.
 func TestBeside(t *testing.T) {
 	ran := false
 	join := beside(func() { ran = true })
@@ -19,8 +22,9 @@ func TestBeside(t *testing.T) {
 	}
 	join = beside(func() { panic("boom") })
 	for i := range 2 {
-		if p := caught(join); p != "boom" {
-			t.Fatalf("join %d raised %v, want boom", i+1, p)
+		p, _ := caught(join).(string)
+		if !strings.HasPrefix(p, "boom\n") || !strings.Contains(p, "TestBeside.func") {
+			t.Fatalf("join %d raised %q, want boom and the stack of f", i+1, p)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -810,7 +811,11 @@ func foldSets(st *stepSet, all map[string][]int32, gens []string, opt FitOptions
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { panics[w] = recover() }()
+			defer func() {
+				if p := recover(); p != nil { // with the stack where it was raised
+					panics[w] = fmt.Sprintf("%v\n\nraised on a fitting goroutine:\n%s", p, debug.Stack())
+				}
+			}()
 			sc := &fitScratch{}
 			for {
 				x := int(next.Add(1) - 2)

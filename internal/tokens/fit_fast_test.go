@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/compactbench/compactbench/internal/testutil"
@@ -213,8 +214,8 @@ func TestFoldSetsPanicOnCaller(t *testing.T) {
 		ff.Add(&samples[i], i%10)
 	}
 	defer func() {
-		if p := recover(); p != "boom" {
-			t.Fatalf("recovered %v, want boom", p)
+		if p, _ := recover().(string); !strings.HasPrefix(p, "boom\n") || !strings.Contains(p, "TestFoldSetsPanicOnCaller.func") {
+			t.Fatalf("recovered %q, want boom and the worker's stack", p)
 		}
 	}()
 	foldSets(&ff.st, ff.all, ff.gens, ff.opt, ff.models, ff.ids, func(*fitScratch) { panic("boom") })
