@@ -209,6 +209,10 @@ var maxCached = 1 << 16
 // below nFeatures, so that masking an index keeps it in range.
 const accStride = 16
 
+// The build fails if nFeatures outgrows accStride (an index mask would
+// then wrap silently).
+var _ [accStride - nFeatures]struct{}
+
 // noFold is the skip of fitSteps that skips no step (folds are not
 // negative).
 const noFold = math.MinInt
