@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"math"
 	"sort"
 	"strconv"
 
@@ -195,10 +196,21 @@ func (p *prune) freeable(s *Sim) int {
 	return total - kept
 }
 
-// protected walks an item's outputs from the newest, adding them to kept
-// while it stays within Protect (and stopping at a pruned output), and
-// returns kept: the protected tokens of the walk.
+// protected adds an item's protected outputs to kept (see outputsWithin).
 func (p *prune) protected(r Ruler, it *Item, kept int) int {
+	return outputsWithin(r, it, kept, p.p.Protect)
+}
+
+// outputsAfterPruned adds up the outputs of an item newer than its newest
+// pruned output.
+func (p *prune) outputsAfterPruned(r Ruler, it *Item) int {
+	return outputsWithin(r, it, 0, math.MaxInt)
+}
+
+// outputsWithin walks an item's outputs from the newest, adding them to
+// sum while it stays within limit, stopping at a pruned output, and
+// returns sum.
+func outputsWithin(r Ruler, it *Item, sum, limit int) int {
 	for j := len(it.Msg.Blocks) - 1; j >= 0; j-- {
 		b := &it.Msg.Blocks[j]
 		if b.Kind != transcript.BlockToolResult {
@@ -208,29 +220,12 @@ func (p *prune) protected(r Ruler, it *Item, kept int) int {
 			break
 		}
 		n := r.Block(b)
-		if kept+n > p.p.Protect {
+		if n > limit-sum {
 			break
 		}
-		kept += n
+		sum += n
 	}
-	return kept
-}
-
-// outputsAfterPruned adds up the outputs of an item newer than its newest
-// pruned output.
-func (p *prune) outputsAfterPruned(r Ruler, it *Item) int {
-	n := 0
-	for j := len(it.Msg.Blocks) - 1; j >= 0; j-- {
-		b := &it.Msg.Blocks[j]
-		if b.Kind != transcript.BlockToolResult {
-			continue
-		}
-		if it.Modified && b.InjectedKind == placeholderPruned {
-			break
-		}
-		n += r.Block(b)
-	}
-	return n
+	return sum
 }
 
 // Compact prunes; if the prompt still overflows, it summarizes the whole
